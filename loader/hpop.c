@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hpop: one timed CPU hotplug operation, or one exact sysfs write.
+ *
+ * The guest tests time hotplug operations from user space with this helper:
+ * busybox has no clock finer than a second. The latency is CLOCK_MONOTONIC
+ * around the write(2) to /sys/devices/system/cpu/cpuN/online, so it covers
+ * the brake, the cpuhp state machine and any wait for the hotplug lock.
+ *
+ * Output is one line of key=value pairs that a shell can split:
+ *   op=offline cpu=1 ret=0 errno=0 latency_us=1003921
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hpop.h"
+
+#define EXIT_USAGE 64
+
+static const char usage_text[] =
+"usage: hpop [-f] [-u UID] [-k MS] op CPU online|offline\n"
+"       hpop [-f] [-u UID] write FILE STRING\n"
+"       hpop [-u UID] read FILE\n"
+"       hpop now\n"
+"\n"
+"  op      write 1 or 0 to /sys/devices/system/cpu/cpuCPU/online and print\n"
+"          op=, cpu=, ret=, errno= and latency_us= on one line\n"
+"  write   write STRING (exactly, no newline added; \"\" is a zero-length\n"
+"          write) to FILE and print ret=, errno= and latency_us=\n"
+"  read    print FILE's contents (as UID with -u)\n"
+"  now     print CLOCK_MONOTONIC in microseconds\n"
+"\n"
+"  -u UID  drop to this uid and gid before the write\n"
+"  -k MS   do the write in a child and SIGKILL it after MS milliseconds;\n"
+"          also print killed=1 if the signal ended it, else killed=0\n"
+"  -f      run outside an hpbrake guest (writes the host's own sysfs)\n"
+"\n"
+"exit: 0 done, 1 the write failed, 64 usage error\n"
+"\n"
+"EXAMPLES:\n"
+"  hpop op 1 offline        take cpu1 down, print how long it took\n"
+"  hpop -k 300 op 1 online  kill the writer 300 ms into the operation\n"
+"  hpop -u 65534 write /sys/devices/system/cpu/hotplug/brake_ms 5\n";
+
+static void usage(const char *why)
+{
+	fprintf(stderr, "hpop: %s\n%s", why, usage_text);
+	exit(EXIT_USAGE);
+}
+
+static long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Write buf exactly once; return 0 or the errno of the failed write. */
+static int write_once(const char *path, const char *buf, long long *lat_us)
+{
+	long long t0;
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return errno;
+	t0 = now_us();
+	n = write(fd, buf, strlen(buf));
+	*lat_us = now_us() - t0;
+	if (n < 0)
+		err = errno;
+	else if ((size_t)n != strlen(buf))
+		err = EIO;
+	close(fd);
+	return err;
+}
+
+static int drop_to(long uid)
+{
+	if (uid < 0)
+		return 0;
+	if (setgid((gid_t)uid) || setuid((uid_t)uid)) {
+		fprintf(stderr, "hpop: failed to drop to uid %ld: %s\n", uid,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int cat_file(const char *path)
+{
+	char buf[4096];
+	size_t n;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "hpop: failed to open %s: %s\n", path,
+			strerror(errno));
+		return 1;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, stdout);
+	fclose(f);
+	return 0;
+}
+
+/* Parse the kernel's own "online"/"offline" words or 1/0. */
+static int parse_op(const char *s)
+{
+	if (!strcmp(s, "online") || !strcmp(s, "1"))
+		return 1;
+	if (!strcmp(s, "offline") || !strcmp(s, "0"))
+		return 0;
+	return -1;
+}
+
+static int in_guest(void)
+{
+	return access(HPBRAKE_GUEST_MARKER, F_OK) == 0;
+}
+
+/*
+ * Run the write in a child that is killed kill_ms into it. The child
+ * reports its own result through a pipe if it gets that far.
+ */
+static int write_killed(const char *path, const char *buf, long uid,
+			long kill_ms, long long *lat_us, int *killed)
+{
+	struct timespec delay = {
+		.tv_sec = kill_ms / 1000,
+		.tv_nsec = (kill_ms % 1000) * 1000000L,
+	};
+	long long t0;
+	int status, err = 0, pfd[2];
+	pid_t pid;
+
+	if (pipe(pfd))
+		return errno;
+	t0 = now_us();
+	pid = fork();
+	if (pid < 0) {
+		err = errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return err;
+	}
+	if (pid == 0) {
+		long long lat;
+
+		close(pfd[0]);
+		if (drop_to(uid))
+			_exit(1);
+		err = write_once(path, buf, &lat);
+		if (write(pfd[1], &err, sizeof(err)) != sizeof(err))
+			_exit(1);
+		_exit(0);
+	}
+	close(pfd[1]);
+	nanosleep(&delay, NULL);
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	*lat_us = now_us() - t0;
+	*killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+	if (*killed || read(pfd[0], &err, sizeof(err)) != sizeof(err))
+		err = 0;
+	close(pfd[0]);
+	return err;
+}
+
+static const char *errno_name(int err)
+{
+	switch (err) {
+	case 0: return "0";
+	case EINVAL: return "EINVAL";
+	case EACCES: return "EACCES";
+	case EPERM: return "EPERM";
+	case EBUSY: return "EBUSY";
+	case EINTR: return "EINTR";
+	case EAGAIN: return "EAGAIN";
+	case ENOENT: return "ENOENT";
+	case ENODEV: return "ENODEV";
+	case EIO: return "EIO";
+	case ERANGE: return "ERANGE";
+	default: return "other";
+	}
+}
+
+int main(int argc, char **argv)
+{
+	long uid = -1, kill_ms = -1, cpu;
+	int opt, force = 0, err, killed = 0, op = -1;
+	char path[64];
+	const char *file, *buf;
+	long long lat = 0;
+
+	while ((opt = getopt(argc, argv, "+fu:k:h")) != -1) {
+		switch (opt) {
+		case 'f':
+			force = 1;
+			break;
+		case 'u':
+			if (hpop_parse_long(optarg, 0, INT_MAX, &uid))
+				usage("invalid uid");
+			break;
+		case 'k':
+			if (hpop_parse_long(optarg, 1, 600000, &kill_ms))
+				usage("invalid kill delay (1..600000 ms)");
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			usage("unknown option");
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1)
+		usage("missing command");
+
+	if (!strcmp(argv[0], "now")) {
+		if (argc != 1)
+			usage("now takes no arguments");
+		printf("%lld\n", now_us());
+		return 0;
+	} else if (!strcmp(argv[0], "read")) {
+		if (argc != 2)
+			usage("read takes FILE");
+		if (drop_to(uid))
+			return 1;
+		return cat_file(argv[1]);
+	} else if (!strcmp(argv[0], "op")) {
+		if (argc != 3)
+			usage("op takes CPU and online|offline");
+		if (hpop_parse_long(argv[1], 0, 8191, &cpu))
+			usage("invalid cpu number");
+		op = parse_op(argv[2]);
+		if (op < 0)
+			usage("operation must be online or offline");
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%ld/online", cpu);
+		file = path;
+		buf = op ? "1" : "0";
+	} else if (!strcmp(argv[0], "write")) {
+		if (argc != 3)
+			usage("write takes FILE and STRING");
+		file = argv[1];
+		buf = argv[2];
+	} else {
+		usage("unknown command");
+	}
+
+	if (!force && !in_guest()) {
+		fprintf(stderr,
+			"hpop: refusing to write %s outside an hpbrake guest (no %s); -f overrides\n",
+			file, HPBRAKE_GUEST_MARKER);
+		return 1;
+	}
+
+	if (kill_ms > 0) {
+		err = write_killed(file, buf, uid, kill_ms, &lat, &killed);
+	} else {
+		if (drop_to(uid))
+			return 1;
+		err = write_once(file, buf, &lat);
+	}
+
+	if (op >= 0)
+		printf("op=%s cpu=%ld ", op ? "online" : "offline", cpu);
+	printf("ret=%d errno=%s latency_us=%lld", err ? -1 : 0,
+	       errno_name(err), lat);
+	if (kill_ms > 0)
+		printf(" killed=%d", killed);
+	printf("\n");
+	return err ? 1 : 0;
+}
