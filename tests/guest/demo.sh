@@ -1,0 +1,53 @@
+# make demo: the brake at work in a braked guest (not a test).
+. /scenarios/lib/ktap.sh
+
+show_op() {
+	hp_op "$1" "$2"
+	printf '  %-8s cpu%s  %9s ms  %s\n' "$2" "$1" "$(us_to_ms "$OP_US")" \
+		"$([ "$OP_RET" = 0 ] && echo ok || echo "$OP_ERRNO")"
+}
+
+# writer CPU SECONDS: offline/online CPU in a loop, one line per op
+writer() {
+	end=$(($(hpop now) + $2 * 1000000))
+	while [ "$(hpop now)" -lt "$end" ]; do
+		hpop op "$1" offline
+		hpop op "$1" online
+	done
+}
+
+round() {
+	echo
+	echo "brake_ms = $(cat "$KNOB"): one writer, cpu1..3 down and up"
+	for cpu in 1 2 3; do
+		show_op "$cpu" offline
+	done
+	for cpu in 1 2 3; do
+		show_op "$cpu" online
+	done
+}
+
+echo "hpbrake demo: $(uname -r), $(nproc) CPUs online"
+echo "$KNOB is $(stat -c %a "$KNOB"), reads $(cat "$KNOB")"
+round
+echo 250 > "$KNOB"
+round
+echo 0 > "$KNOB"
+round
+
+for ms in 0 1000; do
+	echo "$ms" > "$KNOB"
+	echo
+	echo "brake_ms = $ms: three writers on cpu1..3 for 10 s"
+	for cpu in 1 2 3; do
+		writer "$cpu" 10 > "/tmp/writer$cpu" &
+	done
+	wait
+	cat /tmp/writer1 /tmp/writer2 /tmp/writer3 | awk '
+		/ret=0/ { n++; split($NF, a, "="); sum += a[2] }
+		END { printf "  %d ops in 10 s = %.1f ops/s, mean latency %.1f ms\n",
+			n, n / 10, n ? sum / n / 1000 : 0 }'
+done
+echo
+echo "With the brake, writers queue on the device hotplug lock: together"
+echo "they get at most 1000 / brake_ms operations a second."
