@@ -39,14 +39,16 @@ for ms in 0 1000; do
 	echo "$ms" > "$KNOB"
 	echo
 	echo "brake_ms = $ms: three writers on cpu1..3 for 10 s"
+	t0=$(hpop now)
 	for cpu in 1 2 3; do
 		writer "$cpu" 10 > "/tmp/writer$cpu" &
 	done
 	wait
-	cat /tmp/writer1 /tmp/writer2 /tmp/writer3 | awk '
+	t1=$(hpop now)
+	cat /tmp/writer1 /tmp/writer2 /tmp/writer3 | awk -v us=$((t1 - t0)) '
 		/ret=0/ { n++; split($NF, a, "="); sum += a[2] }
-		END { printf "  %d ops in 10 s = %.1f ops/s, mean latency %.1f ms\n",
-			n, n / 10, n ? sum / n / 1000 : 0 }'
+		END { printf "  %d ops in %.1f s = %.2f ops/s, mean latency %.1f ms\n",
+			n, us / 1e6, n / (us / 1e6), n ? sum / n / 1000 : 0 }'
 done
 echo
 echo "With the brake, writers queue on the device hotplug lock: together"

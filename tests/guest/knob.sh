@@ -39,7 +39,7 @@ bad "two newlines" "5$nl$nl"
 bad "INT_MAX" 2147483647
 bad "UINT_MAX + 1" 4294967296
 bad "20 digits" 99999999999999999999
-bad "4000 digits" "$(printf '%04000d' 7)"
+bad "4000 digits" "$(head -c 4000 /dev/zero | tr '\0' 9)"
 
 hp_parse "$(hpop -u 65534 write "$KNOB" 200)"
 check_eq "non-root write refused with EACCES, value unchanged" \
