@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/* hplat's command line. */
+#include <argp.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpop.h"
+#include "hplat_opts.h"
+
+const char *argp_program_version = "hplat 0.1";
+const char argp_program_doc[] =
+"Trace CPU hotplug operations: latency, concurrency, lock contention.\n"
+"\n"
+"USAGE: hplat [-j] [-C] [-L[MS]] [-S] [-T] [-k] [-v] [-d SECONDS]\n"
+"             [-i SECONDS] [interval] [count]\n"
+"\n"
+"EXAMPLES:\n"
+"    hplat                 # summarise until Ctrl-C\n"
+"    hplat -d 10           # summarise 10 seconds of operations\n"
+"    hplat 1 5             # five 1-second intervals, reset in between\n"
+"    hplat -L10            # also a linear histogram, 10 ms buckets\n"
+"    hplat -C              # also per target CPU\n"
+"    hplat -S              # also time per cpuhp state callback\n"
+"    hplat -T              # one line per operation\n"
+"    hplat -j -d 10        # JSON, one object per interval\n"
+"    hplat -k              # kprobes instead of fentry/fexit\n";
+
+enum { OPT_FORCE = 0x100 };
+
+static const struct argp_option options[] = {
+	{ "duration", 'd', "SECONDS", 0, "Trace for this long, then summarise", 0 },
+	{ "interval", 'i', "SECONDS", 0, "Summarise every SECONDS, resetting", 0 },
+	{ "json", 'j', NULL, 0, "JSON output, one object per line", 0 },
+	{ "per-cpu", 'C', NULL, 0, "Also show figures per target CPU", 0 },
+	{ "linear", 'L', "MS", OPTION_ARG_OPTIONAL,
+	  "Also a linear histogram with MS-wide buckets (default 10)", 0 },
+	{ "steps", 'S', NULL, 0, "Also time per cpuhp state callback", 0 },
+	{ "trace", 'T', NULL, 0, "Print one line per operation", 0 },
+	{ "kprobes", 'k', NULL, 0, "Use kprobes instead of fentry/fexit", 0 },
+	{ "verbose", 'v', NULL, 0, "libbpf debug output, attach time", 0 },
+	{ "force", OPT_FORCE, NULL, 0,
+	  "Run outside an hpbrake guest (traces this machine's kernel)", 0 },
+	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
+	{ 0 },
+};
+
+static long parse_num(struct argp_state *state, const char *what,
+		      const char *arg, long min, long max)
+{
+	long v = 0;
+
+	if (hpop_parse_long(arg, min, max, &v)) {
+		argp_error(state, "invalid %s '%s' (a whole number from %ld to %ld)",
+			   what, arg ? arg : "", min, max);
+	}
+	return v;
+}
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	struct hplat_opts *o = state->input;
+
+	switch (key) {
+	case 'd':
+		o->duration_s = parse_num(state, "duration", arg, 1, 86400);
+		break;
+	case 'i':
+		o->interval_s = parse_num(state, "interval", arg, 1, 86400);
+		break;
+	case 'j':
+		o->json = true;
+		break;
+	case 'C':
+		o->per_cpu = true;
+		break;
+	case 'L':
+		o->linear = true;
+		if (arg)
+			o->lin_width_ms = parse_num(state, "bucket width", arg,
+						    1, 60000);
+		break;
+	case 'S':
+		o->steps = true;
+		break;
+	case 'T':
+		o->trace = true;
+		break;
+	case 'k':
+		o->kprobes = true;
+		break;
+	case 'v':
+		o->verbose = true;
+		break;
+	case OPT_FORCE:
+		o->force = true;
+		break;
+	case 'h':
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
+		break;
+	case ARGP_KEY_ARG:
+		if (state->arg_num == 0) {
+			if (o->interval_s)
+				argp_error(state, "interval given twice");
+			o->interval_s = parse_num(state, "interval", arg, 1, 86400);
+		} else if (state->arg_num == 1) {
+			o->count = parse_num(state, "count", arg, 1, LONG_MAX);
+		} else {
+			argp_error(state, "unexpected argument '%s'", arg);
+		}
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int hplat_parse_opts(int argc, char **argv, struct hplat_opts *o)
+{
+	static const struct argp argp = {
+		.options = options,
+		.parser = parse_arg,
+		.doc = argp_program_doc,
+	};
+
+	memset(o, 0, sizeof(*o));
+	o->lin_width_ms = 10;
+	argp_err_exit_status = 64;
+	if (argp_parse(&argp, argc, argv, 0, NULL, o))
+		return 64;
+	return 0;
+}

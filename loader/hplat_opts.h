@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef HPLAT_OPTS_H
+#define HPLAT_OPTS_H
+
+#include <stdbool.h>
+
+#define HPLAT_OPTS_HELP 1
+
+struct hplat_opts {
+	long duration_s;	/* -d: 0 = until Ctrl-C */
+	long interval_s;	/* -i or first positional: 0 = one summary */
+	long count;		/* second positional: 0 = unlimited */
+	long lin_width_ms;	/* -L width */
+	bool json, per_cpu, linear, steps, trace, kprobes, verbose, force;
+};
+
+/*
+ * Parse argv into *o. Bad input prints a one-line reason with the usage and
+ * exits 64 (argp_usage); returns 0, or HPLAT_OPTS_HELP after --help.
+ */
+int hplat_parse_opts(int argc, char **argv, struct hplat_opts *o);
+
+#endif /* HPLAT_OPTS_H */
