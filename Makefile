@@ -7,7 +7,12 @@ VARIANT ?= braked
 ARGS ?=
 
 CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
 CFLAGS ?= -O2 -g
+# The kernel whose BTF gives vmlinux.h; CO-RE relocates to any other.
+BTF_KVER ?= 6.1
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86
 WFLAGS := -Wall -Wextra -Werror
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -25,12 +30,46 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: all deps kernels initramfs check check-host check-guest demo shell \
-	help clean distclean
+	bench-overhead help clean distclean
 
-GUEST_BINS := $(OUT)/hpop
+GUEST_BINS := $(OUT)/hpop $(OUT)/hplat
 INITRAMFS := $(OUT)/initramfs.cpio.gz
+BTF_VMLINUX := $(OUT)/kernel/$(BTF_KVER)/vanilla/vmlinux
+HPLAT_OBJS := $(OUT)/hplat.o $(OUT)/hplat_opts.o $(OUT)/hplat_report.o
+INCLUDES := -I$(OUT) -Ibpf -Iloader
 
 all: $(GUEST_BINS)
+
+# vmlinux.h comes from the kernel this project built, and is remade when
+# that kernel changes.
+$(BTF_VMLINUX):
+	$(Q)vm/build-kernel $(BTF_KVER)
+
+$(OUT)/vmlinux.h: $(BTF_VMLINUX) | $(OUT)
+	$(msg) BTF $@
+	$(Q)$(BPFTOOL) btf dump file $< format c > $@
+
+$(OUT)/hplat.bpf.o: bpf/hplat.bpf.c bpf/hplat.h $(OUT)/vmlinux.h
+	$(msg) BPF $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(INCLUDES) -c $< -o $(@:.o=.tmp.o)
+	$(Q)$(BPFTOOL) gen object $@ $(@:.o=.tmp.o)
+	$(Q)rm -f $(@:.o=.tmp.o)
+
+$(OUT)/hplat.skel.h: $(OUT)/hplat.bpf.o
+	$(msg) GEN-SKEL $@
+	$(Q)$(BPFTOOL) gen skeleton $< name hplat_bpf > $@
+
+$(OUT)/hplat.o: loader/hplat.c $(OUT)/hplat.skel.h bpf/hplat.h loader/hplat_opts.h loader/hplat_report.h loader/hpop.h
+$(OUT)/hplat_opts.o: loader/hplat_opts.c loader/hplat_opts.h loader/hpop.h
+$(OUT)/hplat_report.o: loader/hplat_report.c loader/hplat_report.h bpf/hplat.h
+
+$(HPLAT_OBJS): $(OUT)/%.o: loader/%.c | $(OUT)
+	$(msg) CC $@
+	$(Q)$(CC) $(CFLAGS) $(WFLAGS) $(INCLUDES) -c $< -o $@
+
+$(OUT)/hplat: $(HPLAT_OBJS)
+	$(msg) LD $@
+	$(Q)$(CC) $(CFLAGS) -static -o $@ $^ -lbpf -lelf -lz -lzstd -lm
 
 $(OUT)/hpop: loader/hpop.c loader/hpop.h | $(OUT)
 	$(msg) CC $@
@@ -44,6 +83,14 @@ $(OUT)/hpop-san: loader/hpop.c loader/hpop.h | $(OUT)
 $(OUT)/test_hpop_parse: tests/unit/test_hpop_parse.c loader/hpop.h | $(OUT)
 	$(msg) CC-SAN $@
 	$(Q)$(CC) -O1 -g $(WFLAGS) $(SANFLAGS) -Iloader -o $@ $<
+
+$(OUT)/test_hplat_report: tests/unit/test_hplat_report.c loader/hplat_report.c loader/hplat_report.h bpf/hplat.h | $(OUT)
+	$(msg) CC-SAN $@
+	$(Q)$(CC) -O1 -g $(WFLAGS) $(SANFLAGS) -Iloader -Ibpf -o $@ $(filter %.c,$^) -lm
+
+$(OUT)/test_hplat_opts: tests/unit/hplat_opts_main.c loader/hplat_opts.c loader/hplat_opts.h loader/hpop.h | $(OUT)
+	$(msg) CC-SAN $@
+	$(Q)$(CC) -O1 -g $(WFLAGS) $(SANFLAGS) -Iloader -o $@ $(filter %.c,$^)
 
 $(OUT):
 	$(Q)mkdir -p $@
@@ -60,30 +107,45 @@ $(INITRAMFS): vm/init vm/mkinitramfs $(wildcard tests/guest/*.sh tests/guest/lib
 
 initramfs: $(INITRAMFS)
 
-check-host: $(OUT)/hpop-san $(OUT)/test_hpop_parse
+HOST_TESTS := $(OUT)/hpop-san $(OUT)/test_hpop_parse $(OUT)/test_hplat_report \
+	$(OUT)/test_hplat_opts $(OUT)/hplat
+
+check-host: $(HOST_TESTS)
 	$(Q)tests/run host
 
-check-guest: deps $(INITRAMFS)
+# Kernels first: vmlinux.h, and so hplat, follow the kernel they describe.
+check-guest: deps
 	$(Q)for v in $(KVERS); do vm/build-kernel $$v || exit 1; done
+	$(Q)$(MAKE) --no-print-directory $(INITRAMFS)
 	$(Q)tests/run $(KVERS)
 
 # Every test: host unit tests, then guest tests on both kernels of each
 # base tree; ends with "N passed, N failed".
-check: deps $(OUT)/hpop-san $(OUT)/test_hpop_parse $(INITRAMFS)
+check: deps
 	$(Q)for v in $(KVERS); do vm/build-kernel $$v || exit 1; done
+	$(Q)$(MAKE) --no-print-directory $(HOST_TESTS) $(INITRAMFS)
 	$(Q)tests/run host $(KVERS)
 
-demo: deps $(INITRAMFS)
+demo: deps
 	$(Q)vm/build-kernel $(KVER)
+	$(Q)$(MAKE) --no-print-directory $(INITRAMFS)
 	$(Q)KVER=$(KVER) VARIANT=braked vm/run -t 240 demo
 
-shell: deps $(INITRAMFS)
+shell: deps
 	$(Q)vm/build-kernel $(KVER)
+	$(Q)$(MAKE) --no-print-directory $(INITRAMFS)
 	$(Q)KVER=$(KVER) VARIANT=$(VARIANT) vm/run -a "$(ARGS)" shell
+
+# Tracer overhead on the vanilla kernel; writes docs/overhead.md.
+bench-overhead: deps
+	$(Q)vm/build-kernel $(KVER)
+	$(Q)$(MAKE) --no-print-directory $(INITRAMFS)
+	$(Q)KVER=$(KVER) vm/bench-overhead
 
 help:
 	@echo 'hpbrake targets:'
-	@echo '  all        build the host-side tools (default): build/hpop'
+	@echo '  all        build the tools (default): build/hpop, build/hplat'
+	@echo '             (hplat needs the 6.1 vanilla kernel for vmlinux.h)'
 	@echo '  deps       install missing Debian packages (apt-get, as root)'
 	@echo '  kernels    build vanilla and braked kernels of KVER (default 6.1)'
 	@echo '             into build/kernel/KVER/{vanilla,braked}/'
@@ -95,6 +157,8 @@ help:
 	@echo '  demo       boot the braked KVER kernel and show the brake at work'
 	@echo '  shell      interactive guest shell (KVER=, VARIANT=vanilla|braked,'
 	@echo '             ARGS="extra kernel args"); leave with poweroff -f'
+	@echo '  bench-overhead  hplat overhead on the vanilla kernel, written'
+	@echo '             to docs/overhead.md and docs/hplat.8'
 	@echo '  clean      remove build/'
 	@echo '  distclean  also remove the kernel cache ($(HPBRAKE_CACHE))'
 	@echo 'variables: KVER=$(KVER) KVERS="$(KVERS)" V=1 (full commands)'
