@@ -78,3 +78,59 @@ check_eq() {
 		not_ok "$1: got '$2', expected '$3'"
 	fi
 }
+
+# hplat_start OUT ARGS...: run hplat in the background, wait until it has
+# attached (its first JSON line or its "Tracing" banner).
+hplat_start() {
+	out=$1
+	shift
+	# an old file would pass for this run's "attached" line
+	rm -f "$out" "$out.err"
+	hplat "$@" > "$out" 2> "$out.err" &
+	HPLAT_PID=$!
+	i=0
+	while [ $i -lt 100 ]; do
+		if grep -q '"attached"\|^TIME' "$out" 2>/dev/null ||
+		   grep -q '^Tracing' "$out.err" 2>/dev/null; then
+			return 0
+		fi
+		kill -0 "$HPLAT_PID" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "# hplat did not attach:"
+	sed 's/^/# /' "$out.err" | tail -n 5
+	return 1
+}
+
+# hplat_stop: SIGINT, then wait for the final summary.
+hplat_stop() {
+	kill -INT "$HPLAT_PID" 2>/dev/null
+	wait "$HPLAT_PID"
+	HPLAT_RC=$?
+}
+
+# op_figs FILE OP: "count errors min_us mean_us p50_us p99_us max_us" of
+# OP from hplat's last JSON summary in FILE.
+op_figs() {
+	grep '"ops_per_s"' "$1" | tail -n 1 | sed -n "s/.*\"$2\": {\"count\": \([0-9]*\), \"errors\": \([0-9]*\), \"errors_by_errno\": {[^}]*}, \"min_us\": \([0-9.]*\), \"mean_us\": \([0-9.]*\), \"p50_us\": \([0-9.]*\), \"p90_us\": [0-9.]*, \"p99_us\": \([0-9.]*\), \"max_us\": \([0-9.]*\).*/\1 \2 \3 \4 \5 \6 \7/p"
+}
+
+# jtop FILE KEY: a top-level number of hplat's last JSON summary.
+jtop() {
+	grep '"ops_per_s"' "$1" | tail -n 1 | sed -n "s/.*\"$2\": \([0-9.]*\).*/\1/p"
+}
+
+# us_stats FILE: "n min p50 max" of the latencies (us) in FILE, one a line;
+# p50 is the nearest rank, as hplat's.
+us_stats() {
+	sort -n "$1" | awk '{ v[NR] = $1 } END {
+		if (!NR) { print "0 0 0 0"; exit }
+		r = int((NR + 1) / 2)
+		print NR, v[1], v[r], v[NR] }'
+}
+
+# within A B TOL: |A - B| <= TOL (numbers with fractions)
+within() {
+	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'
+}
