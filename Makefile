@@ -116,30 +116,30 @@ check-host: $(HOST_TESTS)
 # Kernels first: vmlinux.h, and so hplat, follow the kernel they describe.
 check-guest: deps
 	$(Q)for v in $(KVERS); do vm/build-kernel $$v || exit 1; done
-	$(Q)$(MAKE) --no-print-directory $(INITRAMFS)
+	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
 	$(Q)tests/run $(KVERS)
 
 # Every test: host unit tests, then guest tests on both kernels of each
 # base tree; ends with "N passed, N failed".
 check: deps
 	$(Q)for v in $(KVERS); do vm/build-kernel $$v || exit 1; done
-	$(Q)$(MAKE) --no-print-directory $(HOST_TESTS) $(INITRAMFS)
+	$(Q)$(MAKE) -s --no-print-directory $(HOST_TESTS) $(INITRAMFS)
 	$(Q)tests/run host $(KVERS)
 
 demo: deps
 	$(Q)vm/build-kernel $(KVER)
-	$(Q)$(MAKE) --no-print-directory $(INITRAMFS)
+	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
 	$(Q)KVER=$(KVER) VARIANT=braked vm/run -t 240 demo
 
 shell: deps
 	$(Q)vm/build-kernel $(KVER)
-	$(Q)$(MAKE) --no-print-directory $(INITRAMFS)
+	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
 	$(Q)KVER=$(KVER) VARIANT=$(VARIANT) vm/run -a "$(ARGS)" shell
 
 # Tracer overhead on the vanilla kernel; writes docs/overhead.md.
 bench-overhead: deps
 	$(Q)vm/build-kernel $(KVER)
-	$(Q)$(MAKE) --no-print-directory $(INITRAMFS)
+	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
 	$(Q)KVER=$(KVER) vm/bench-overhead
 
 help:

@@ -167,4 +167,5 @@ hplat_stop
 check_eq "-T: 3 offline and 3 online events on cpu1..3, none dropped" \
 	"$(grep -c '"event": "op", .*"op": "offline"' "$out") $(grep -c '"event": "op", .*"op": "online"' "$out") $(grep '"event": "op"' "$out" | sed -n 's/.*"cpu": \([0-9]*\),.*/\1/p' | sort -u | tr '\n' ' ')$(jtop "$out" dropped_events)" \
 	"3 3 1 2 3 0"
+echo "# open to attached, ms, of the last hplat runs (the first after boot also pays the kernel's own BTF parse): $(cat /tmp/attach_ms)"
 ktap_done

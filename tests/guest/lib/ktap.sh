@@ -108,6 +108,8 @@ hplat_stop() {
 	kill -INT "$HPLAT_PID" 2>/dev/null
 	wait "$HPLAT_PID"
 	HPLAT_RC=$?
+	sed -n 's/.*"attach_ms": \([0-9.]*\).*/\1/p' "$out" | head -n 1 |
+		tr '\n' ' ' >> /tmp/attach_ms
 }
 
 # op_figs FILE OP: "count errors min_us mean_us p50_us p99_us max_us" of
