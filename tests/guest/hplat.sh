@@ -6,7 +6,7 @@
 . /scenarios/lib/ktap.sh
 
 brake=${1:?usage: hplat.sh none|BRAKE_MS}
-ktap_plan 15
+ktap_plan 16
 echo "# $(uname -r), $(nproc) CPUs online, brake: $brake"
 out=/tmp/hplat.json
 rm -f /tmp/us.online /tmp/us.offline
@@ -167,5 +167,13 @@ hplat_stop
 check_eq "-T: 3 offline and 3 online events on cpu1..3, none dropped" \
 	"$(grep -c '"event": "op", .*"op": "offline"' "$out") $(grep -c '"event": "op", .*"op": "online"' "$out") $(grep '"event": "op"' "$out" | sed -n 's/.*"cpu": \([0-9]*\),.*/\1/p' | sort -u | tr '\n' ' ')$(jtop "$out" dropped_events)" \
 	"3 3 1 2 3 0"
+# 16: without privileges the error names what is missing
+su -s /bin/sh nobody -c 'hplat -d 1' > /tmp/nopriv.out 2>&1
+rc=$?
+if [ "$rc" = 1 ] && grep -q 'CAP_BPF and CAP_PERFMON' /tmp/nopriv.out; then
+	ok "as uid 65534: exit 1, $(grep '^hplat:' /tmp/nopriv.out | tail -n 1)"
+else
+	not_ok "as uid 65534: exit $rc: $(tail -n 1 /tmp/nopriv.out)"
+fi
 echo "# open to attached, ms, of the last hplat runs (the first after boot also pays the kernel's own BTF parse): $(cat /tmp/attach_ms)"
 ktap_done
