@@ -126,22 +126,33 @@ static void stars(FILE *out, unsigned long long val, unsigned long long max,
 /* The libbpf-tools print_log2_hist() shape: empty slots at both ends are
  * skipped, bars are 40 stars wide.
  */
+/* First and last non-empty slot and the largest count; false if empty. */
+static bool hist_range(const unsigned long long *vals, int nr, int *first,
+		       int *last, unsigned long long *max)
+{
+	int i;
+
+	*first = *last = -1;
+	*max = 0;
+	for (i = 0; i < nr; i++) {
+		if (vals[i] > *max)
+			*max = vals[i];
+		if (vals[i]) {
+			if (*first < 0)
+				*first = i;
+			*last = i;
+		}
+	}
+	return *last >= 0;
+}
+
 void hplat_print_log2_hist(FILE *out, const unsigned long long *vals, int nr,
 			   const char *unit)
 {
-	unsigned long long max = 0, low, high;
-	int i, first = -1, last = -1;
+	unsigned long long max, low, high;
+	int i, first, last;
 
-	for (i = 0; i < nr; i++) {
-		if (vals[i] > max)
-			max = vals[i];
-		if (vals[i]) {
-			if (first < 0)
-				first = i;
-			last = i;
-		}
-	}
-	if (last < 0)
+	if (!hist_range(vals, nr, &first, &last, &max))
 		return;
 	fprintf(out, "%*s%-*s : count    distribution\n", 9, "", 15, unit);
 	for (i = first; i <= last; i++) {
@@ -156,20 +167,11 @@ void hplat_print_log2_hist(FILE *out, const unsigned long long *vals, int nr,
 void hplat_print_lin_hist(FILE *out, const unsigned long long *vals, int nr,
 			  unsigned long long width_us)
 {
-	unsigned long long max = 0;
-	int i, first = -1, last = -1;
+	unsigned long long max;
+	int i, first, last;
 	double w = width_us / 1000.0;
 
-	for (i = 0; i < nr; i++) {
-		if (vals[i] > max)
-			max = vals[i];
-		if (vals[i]) {
-			if (first < 0)
-				first = i;
-			last = i;
-		}
-	}
-	if (last < 0)
+	if (!hist_range(vals, nr, &first, &last, &max))
 		return;
 	fprintf(out, "%*s%-*s : count    distribution\n", 9, "", 15, "msecs");
 	for (i = first; i <= last; i++) {

@@ -38,17 +38,11 @@ wait_for() {
 	return 1
 }
 
-n=0
-failed=0
-result() {
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		echo "ok $n $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n $2"
-		tail -n 15 "$log" | tr -d '\r' | sed 's/^/# /'
-	fi
+. "$(dirname "$0")/lib/ktap.sh"
+# on failure, show where the console got to
+result_or_console() {
+	result "$@"
+	[ "$1" = ok ] || tail -n 15 "$log" | tr -d '\r' | sed 's/^/# /'
 }
 
 # type CMD: send one command line and wait for its end marker
@@ -62,24 +56,24 @@ type_cmd() {
 echo "KTAP version 1"
 echo "1..4"
 if wait_for 'hpbrake guest:' 60; then
-	result ok "guest boots to the interactive shell"
+	result_or_console ok "guest boots to the interactive shell"
 else
-	result fail "guest boots to the interactive shell"
+	result_or_console fail "guest boots to the interactive shell"
 	exit 1
 fi
 sleep 1
 type_cmd 'which hplat hpop' 10
 if grep -q '/usr/local/bin/hplat' "$log" && grep -q '/usr/local/bin/hpop' "$log"; then
-	result ok "hplat and hpop on PATH"
+	result_or_console ok "hplat and hpop on PATH"
 else
-	result fail "hplat and hpop on PATH"
+	result_or_console fail "hplat and hpop on PATH"
 fi
 type_cmd '(sleep 1; hpop op 1 offline; hpop op 1 online) & hplat -d 5 -L' 60
 if tr -d '\r' < "$log" | grep -q '^offline: 1 ops, 0 errors' &&
    tr -d '\r' < "$log" | grep -q '^online: 1 ops, 0 errors'; then
-	result ok "hplat typed at the prompt counts 1 offline and 1 online"
+	result_or_console ok "hplat typed at the prompt counts 1 offline and 1 online"
 else
-	result fail "hplat typed at the prompt counts 1 offline and 1 online"
+	result_or_console fail "hplat typed at the prompt counts 1 offline and 1 online"
 fi
 printf 'poweroff -f\n' >&3
 for i in $(seq 100); do
@@ -87,8 +81,8 @@ for i in $(seq 100); do
 	sleep 0.1
 done
 if ! kill -0 "$qpid" 2>/dev/null; then
-	result ok "poweroff -f ends the session"
+	result_or_console ok "poweroff -f ends the session"
 else
-	result fail "poweroff -f ends the session"
+	result_or_console fail "poweroff -f ends the session"
 fi
-[ "$failed" = 0 ]
+[ "$ktap_failed" = 0 ]

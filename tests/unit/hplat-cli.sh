@@ -7,20 +7,9 @@
 set -u
 opts=${1:?usage: tests/unit/hplat-cli.sh TEST_HPLAT_OPTS HPLAT}
 hplat=${2:?usage: tests/unit/hplat-cli.sh TEST_HPLAT_OPTS HPLAT}
-n=0
-failed=0
+. "$(dirname "$0")/../lib/ktap.sh"
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
-
-result() {
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		echo "ok $n $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n $2"
-	fi
-}
 
 bad() {
 	local desc=$1 rc
@@ -90,4 +79,4 @@ if [ "$rc" = 64 ]; then
 else
 	result fail "static hplat -d 0: exit $rc, expected 64"
 fi
-[ "$failed" = 0 ]
+[ "$ktap_failed" = 0 ]

@@ -4,20 +4,17 @@
 # host's sysfs without -f. KTAP output.
 set -u
 hpop=${1:?usage: tests/unit/hpop.sh PATH/TO/hpop}
-n=0
-failed=0
+. "$(dirname "$0")/../lib/ktap.sh"
 
 expect_exit() {
 	local want=$1 desc=$2 rc
 	shift 2
 	"$hpop" "$@" > /dev/null 2> "$tmp"
 	rc=$?
-	n=$((n + 1))
 	if [ "$rc" = "$want" ] && ! grep -q 'runtime error\|AddressSanitizer' "$tmp"; then
-		echo "ok $n $desc: exit $rc"
+		result ok "$desc: exit $rc"
 	else
-		failed=$((failed + 1))
-		echo "not ok $n $desc: exit $rc, expected $want: $(head -n 1 "$tmp")"
+		result fail "$desc: exit $rc, expected $want: $(head -n 1 "$tmp")"
 	fi
 }
 
@@ -44,9 +41,8 @@ expect_exit 64 "write without a string" write /dev/null
 expect_exit 64 "now with an argument" now 1
 expect_exit 0 "now" now
 if [ -e /etc/hpbrake-guest ]; then
-	n=$((n + 1))
-	echo "ok $n refuses the host's sysfs # SKIP this is an hpbrake guest"
+	result ok "refuses the host's sysfs # SKIP this is an hpbrake guest"
 else
 	expect_exit 1 "refuses to offline a host CPU without -f" op 1 offline
 fi
-[ "$failed" = 0 ]
+[ "$ktap_failed" = 0 ]
