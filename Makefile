@@ -32,7 +32,7 @@ endif
 .PHONY: all deps kernels initramfs check check-host check-guest demo shell \
 	bench-overhead help clean distclean
 
-GUEST_BINS := $(OUT)/hpop $(OUT)/hplat
+GUEST_BINS := $(OUT)/hpop $(OUT)/hplat $(OUT)/hpload
 INITRAMFS := $(OUT)/initramfs.cpio.gz
 BTF_VMLINUX := $(OUT)/kernel/$(BTF_KVER)/vanilla/vmlinux
 HPLAT_OBJS := $(OUT)/hplat.o $(OUT)/hplat_opts.o $(OUT)/hplat_report.o
@@ -66,6 +66,18 @@ $(OUT)/hplat_report.o: loader/hplat_report.c loader/hplat_report.h bpf/hplat.h
 $(HPLAT_OBJS): $(OUT)/%.o: loader/%.c | $(OUT)
 	$(msg) CC $@
 	$(Q)$(CC) $(CFLAGS) $(WFLAGS) $(INCLUDES) -c $< -o $@
+
+$(OUT)/hpload: loader/hpload.c loader/cpulist.c loader/cpulist.h loader/hplat_report.c loader/hplat_report.h loader/hpop.h bpf/hplat.h | $(OUT)
+	$(msg) CC $@
+	$(Q)$(CC) $(CFLAGS) $(WFLAGS) -Iloader -Ibpf -static -pthread -o $@ $(filter %.c,$^) -lm
+
+$(OUT)/hpload-san: loader/hpload.c loader/cpulist.c loader/cpulist.h loader/hplat_report.c loader/hplat_report.h loader/hpop.h bpf/hplat.h | $(OUT)
+	$(msg) CC-SAN $@
+	$(Q)$(CC) -O1 -g $(WFLAGS) $(SANFLAGS) -Iloader -Ibpf -pthread -o $@ $(filter %.c,$^) -lm
+
+$(OUT)/test_cpulist: tests/unit/test_cpulist.c loader/cpulist.c loader/cpulist.h loader/hpop.h | $(OUT)
+	$(msg) CC-SAN $@
+	$(Q)$(CC) -O1 -g $(WFLAGS) $(SANFLAGS) -Iloader -o $@ $(filter %.c,$^)
 
 $(OUT)/hplat: $(HPLAT_OBJS)
 	$(msg) LD $@
@@ -108,7 +120,7 @@ $(INITRAMFS): vm/init vm/mkinitramfs $(wildcard tests/guest/*.sh tests/guest/lib
 initramfs: $(INITRAMFS)
 
 HOST_TESTS := $(OUT)/hpop-san $(OUT)/test_hpop_parse $(OUT)/test_hplat_report \
-	$(OUT)/test_hplat_opts $(OUT)/hplat
+	$(OUT)/test_hplat_opts $(OUT)/test_cpulist $(OUT)/hpload-san $(OUT)/hplat $(OUT)/hpload
 
 check-host: $(HOST_TESTS)
 	$(Q)tests/run host
@@ -144,7 +156,8 @@ bench-overhead: deps
 
 help:
 	@echo 'hpbrake targets:'
-	@echo '  all        build the tools (default): build/hpop, build/hplat'
+	@echo '  all        build the tools (default): build/hpop, build/hplat,'
+	@echo '             build/hpload'
 	@echo '             (hplat needs the 6.1 vanilla kernel for vmlinux.h)'
 	@echo '  deps       install missing Debian packages (apt-get, as root)'
 	@echo '  kernels    build vanilla and braked kernels of KVER (default 6.1)'

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/* CPU list parsing ("1-3,5"), shared by hpload and its unit tests. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cpulist.h"
+#include "hpop.h"
+
+static int parse_cpu(const char *s, size_t len, long *out)
+{
+	char buf[16];
+
+	if (!len || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return hpop_parse_long(buf, 0, CPULIST_MAX - 1, out);
+}
+
+int cpulist_parse(const char *s, bool *set, int *nr, char *why, size_t whylen)
+{
+	const char *p = s, *end, *dash;
+	long lo, hi, c;
+
+	memset(set, 0, CPULIST_MAX * sizeof(*set));
+	*nr = 0;
+	if (!s || !*s) {
+		snprintf(why, whylen, "empty CPU list");
+		return -1;
+	}
+	while (*p) {
+		end = strchr(p, ',');
+		if (!end)
+			end = p + strlen(p);
+		dash = memchr(p, '-', end - p);
+		if (dash) {
+			if (parse_cpu(p, dash - p, &lo) ||
+			    parse_cpu(dash + 1, end - dash - 1, &hi)) {
+				snprintf(why, whylen, "bad range '%.*s' in CPU list '%s'",
+					 (int)(end - p), p, s);
+				return -1;
+			}
+			if (lo > hi) {
+				snprintf(why, whylen, "descending range '%.*s' in CPU list '%s'",
+					 (int)(end - p), p, s);
+				return -1;
+			}
+		} else {
+			if (parse_cpu(p, end - p, &lo)) {
+				snprintf(why, whylen, "bad CPU '%.*s' in CPU list '%s'",
+					 (int)(end - p), p, s);
+				return -1;
+			}
+			hi = lo;
+		}
+		for (c = lo; c <= hi; c++) {
+			if (!set[c])
+				(*nr)++;
+			set[c] = true;
+		}
+		if (!*end)
+			break;
+		p = end + 1;
+		if (!*p) {
+			snprintf(why, whylen, "trailing comma in CPU list '%s'", s);
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hpload: the eager tester. THREADS writers offline and online CPUs as
+ * fast as the kernel lets them, and report what they achieved from user
+ * space: completed ops, latency, errors by errno, ops/s. Every CPU it
+ * took down is brought back before it exits, also after SIGINT/SIGTERM.
+ */
+#define _GNU_SOURCE
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpulist.h"
+#include "hpop.h"
+#include "hplat_report.h"
+
+#define MAX_THREADS 256
+#define MAX_ERRNO 134
+
+enum pattern { PATTERN_SEQ, PATTERN_RANDOM, PATTERN_SAME };
+
+static struct {
+	long threads, duration_s;
+	enum pattern pattern;
+	bool pin, json, force;
+	bool cpus[CPULIST_MAX];
+	int nr_cpus;
+	bool cpus_given;
+} opts = { .threads = 1, .duration_s = 10 };
+
+static int cpu_ids[CPULIST_MAX];
+static volatile sig_atomic_t exiting;
+
+struct samples {
+	unsigned long long *us;
+	size_t n, cap;
+};
+
+struct writer {
+	pthread_t tid;
+	int idx;
+	unsigned int seed;
+	struct samples lat[HPLAT_NR_OPS];
+	unsigned long long errors[HPLAT_NR_OPS][MAX_ERRNO];
+};
+
+static struct writer writers[MAX_THREADS];
+
+const char *argp_program_version = "hpload 0.1";
+static const char doc[] =
+"Drive CPU hotplug as hard as testers do, and measure what they get.\n"
+"\n"
+"USAGE: hpload [-t THREADS] [-d SECONDS] [-c CPULIST] [-p seq|random|same]\n"
+"              [-P] [-j]\n"
+"\n"
+"EXAMPLES:\n"
+"    hpload                  # one writer, every hot-pluggable CPU, 10 s\n"
+"    hpload -t 3 -d 30       # three writers for 30 s\n"
+"    hpload -t 8 -p same     # eight writers fighting over one CPU\n"
+"    hpload -c 1-3 -p random -P -j\n";
+
+static const struct argp_option options[] = {
+	{ "threads", 't', "THREADS", 0, "Writers (1..256, default 1)", 0 },
+	{ "duration", 'd', "SECONDS", 0, "Run this long (1..86400, default 10)", 0 },
+	{ "cpus", 'c', "CPULIST", 0,
+	  "CPUs to plug, e.g. 1-3,5 (default: every hot-pluggable CPU but 0)", 0 },
+	{ "pattern", 'p', "PATTERN", 0,
+	  "seq: each writer walks the list; random: random CPUs; same: all "
+	  "writers on the first CPU (default seq)", 0 },
+	{ "pin", 'P', NULL, 0, "Pin each writer onto the CPU it takes down", 0 },
+	{ "json", 'j', NULL, 0, "JSON output", 0 },
+	{ "force", 0x100, NULL, 0, "Run outside an hpbrake guest", 0 },
+	{ 0 },
+};
+
+static bool hotpluggable(int cpu)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	return access(path, F_OK) == 0;
+}
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	char why[160];
+	long v = 0;
+
+	switch (key) {
+	case 't':
+		if (hpop_parse_long(arg, 1, MAX_THREADS, &v))
+			argp_error(state, "invalid thread count '%s' (1..%d)",
+				   arg, MAX_THREADS);
+		opts.threads = v;
+		break;
+	case 'd':
+		if (hpop_parse_long(arg, 1, 86400, &v))
+			argp_error(state, "invalid duration '%s' (1..86400 s)", arg);
+		opts.duration_s = v;
+		break;
+	case 'c':
+		if (cpulist_parse(arg, opts.cpus, &opts.nr_cpus, why, sizeof(why)))
+			argp_error(state, "%s", why);
+		opts.cpus_given = true;
+		break;
+	case 'p':
+		if (!strcmp(arg, "seq"))
+			opts.pattern = PATTERN_SEQ;
+		else if (!strcmp(arg, "random"))
+			opts.pattern = PATTERN_RANDOM;
+		else if (!strcmp(arg, "same"))
+			opts.pattern = PATTERN_SAME;
+		else
+			argp_error(state, "invalid pattern '%s' (seq, random or same)",
+				   arg);
+		break;
+	case 'P':
+		opts.pin = true;
+		break;
+	case 'j':
+		opts.json = true;
+		break;
+	case 0x100:
+		opts.force = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int read_online(int cpu)
+{
+	char path[64], c = '1';
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (read(fd, &c, 1) != 1)
+		c = '?';
+	close(fd);
+	return c == '1' ? 1 : c == '0' ? 0 : -1;
+}
+
+/* Write 1 or 0 once; 0 or the errno. */
+static int write_online(int cpu, int on, long long *lat)
+{
+	char path[64];
+	long long t0;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return errno;
+	t0 = now_us();
+	if (write(fd, on ? "1" : "0", 1) != 1)
+		err = errno;
+	*lat = now_us() - t0;
+	close(fd);
+	return err;
+}
+
+static int add_sample(struct samples *s, unsigned long long us)
+{
+	unsigned long long *p;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 256;
+		p = realloc(s->us, s->cap * sizeof(*p));
+		if (!p)
+			return -1;
+		s->us = p;
+	}
+	s->us[s->n++] = us;
+	return 0;
+}
+
+static void *writer_fn(void *arg)
+{
+	struct writer *w = arg;
+	int i = w->idx, cpu, state, op, err;
+	long long lat;
+	cpu_set_t set;
+
+	while (!exiting) {
+		if (opts.pattern == PATTERN_SAME)
+			cpu = cpu_ids[0];
+		else if (opts.pattern == PATTERN_RANDOM)
+			cpu = cpu_ids[rand_r(&w->seed) % opts.nr_cpus];
+		else	/* seq: stride by the number of writers */
+			cpu = cpu_ids[(i += opts.threads, i - opts.threads) %
+				      opts.nr_cpus];
+		state = read_online(cpu);
+		if (state < 0)
+			continue;
+		op = state ? HPLAT_OFFLINE : HPLAT_ONLINE;
+		if (opts.pin && op == HPLAT_OFFLINE) {
+			CPU_ZERO(&set);
+			CPU_SET(cpu, &set);
+			sched_setaffinity(0, sizeof(set), &set);
+		}
+		err = write_online(cpu, op == HPLAT_ONLINE, &lat);
+		if (err) {
+			w->errors[op][err < MAX_ERRNO ? err : MAX_ERRNO - 1]++;
+			if (err == EINTR)
+				continue;
+		} else if (add_sample(&w->lat[op], lat)) {
+			break;
+		}
+	}
+	return NULL;
+}
+
+static int cmp_ull(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a;
+	unsigned long long y = *(const unsigned long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Bring back every CPU of the list that is offline; how many, or -1. */
+static int restore_cpus(void)
+{
+	long long lat;
+	int i, err, restored = 0;
+
+	for (i = 0; i < opts.nr_cpus; i++) {
+		if (read_online(cpu_ids[i]) != 0)
+			continue;
+		err = write_online(cpu_ids[i], 1, &lat);
+		if (err) {
+			fprintf(stderr, "hpload: failed to bring cpu%d back online: %s\n",
+				cpu_ids[i], strerror(err));
+			return -1;
+		}
+		restored++;
+	}
+	return restored;
+}
+
+static void report(double secs, int restored)
+{
+	unsigned long long errs[MAX_ERRNO], total_ops = 0;
+	struct samples all;
+	size_t k;
+	int op, t, e;
+	bool first;
+
+	if (opts.json)
+		printf("{\"threads\": %ld, \"cpus\": %d, \"pattern\": \"%s\", "
+		       "\"pin\": %s, \"duration_s\": %.3f", opts.threads,
+		       opts.nr_cpus, opts.pattern == PATTERN_SEQ ? "seq" :
+		       opts.pattern == PATTERN_RANDOM ? "random" : "same",
+		       opts.pin ? "true" : "false", secs);
+	else
+		printf("hpload: %ld writers on %d CPUs for %.1f s\n",
+		       opts.threads, opts.nr_cpus, secs);
+	for (op = 0; op < HPLAT_NR_OPS; op++) {
+		memset(&all, 0, sizeof(all));
+		memset(errs, 0, sizeof(errs));
+		for (t = 0; t < opts.threads; t++) {
+			for (k = 0; k < writers[t].lat[op].n; k++)
+				add_sample(&all, writers[t].lat[op].us[k]);
+			for (e = 0; e < MAX_ERRNO; e++)
+				errs[e] += writers[t].errors[op][e];
+		}
+		qsort(all.us, all.n, sizeof(*all.us), cmp_ull);
+		total_ops += all.n;
+#define PCT(p) (all.n ? all.us[(all.n * (p) + 99) / 100 - 1] : 0)
+		if (opts.json) {
+			printf(", \"%s\": {\"ops\": %zu, \"ops_per_s\": %.3f, "
+			       "\"min_us\": %llu, \"p50_us\": %llu, \"p99_us\": %llu, "
+			       "\"max_us\": %llu, \"errors_by_errno\": {",
+			       hplat_op_names[op], all.n, all.n / secs,
+			       all.n ? all.us[0] : 0, PCT(50), PCT(99),
+			       all.n ? all.us[all.n - 1] : 0);
+			first = true;
+			for (e = 1; e < MAX_ERRNO; e++) {
+				const char *name = hplat_errno_name(e);
+
+				if (!errs[e])
+					continue;
+				if (name)
+					printf("%s\"%s\": %llu", first ? "" : ", ",
+					       name, errs[e]);
+				else
+					printf("%s\"%d\": %llu", first ? "" : ", ",
+					       e, errs[e]);
+				first = false;
+			}
+			printf("}}");
+		} else {
+			printf("%-7s %6zu ops %8.2f ops/s  ms: min %.1f p50 %.1f "
+			       "p99 %.1f max %.1f\n", hplat_op_names[op], all.n,
+			       all.n / secs, (all.n ? all.us[0] : 0) / 1e3,
+			       PCT(50) / 1e3, PCT(99) / 1e3,
+			       (all.n ? all.us[all.n - 1] : 0) / 1e3);
+			for (e = 1; e < MAX_ERRNO; e++)
+				if (errs[e])
+					printf("        errno %d (%s): %llu\n", e,
+					       hplat_errno_name(e) ?: "?", errs[e]);
+		}
+#undef PCT
+		free(all.us);
+	}
+	if (opts.json)
+		printf(", \"ops_per_s\": %.3f, \"restored_cpus\": %d}\n",
+		       total_ops / secs, restored);
+	else
+		printf("total   %6llu ops %8.2f ops/s, %d CPUs brought back "
+		       "online after\n", total_ops, total_ops / secs, restored);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	exiting = 1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = {
+		.options = options, .parser = parse_arg, .doc = doc,
+	};
+	struct timespec tick = { .tv_nsec = 50000000 };
+	long long t0, t_end;
+	int i, n = 0, err = 0, started = 0, restored;
+	double secs;
+
+	argp_err_exit_status = 64;
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+		return 64;
+	for (i = 0; i < CPULIST_MAX; i++) {
+		if (opts.cpus_given ? opts.cpus[i] : i > 0 && hotpluggable(i)) {
+			if (!hotpluggable(i)) {
+				fprintf(stderr, "hpload: cpu%d is not hot-pluggable "
+					"(no /sys/devices/system/cpu/cpu%d/online)\n",
+					i, i);
+				return 64;
+			}
+			cpu_ids[n++] = i;
+		}
+	}
+	opts.nr_cpus = n;
+	if (!n) {
+		fprintf(stderr, "hpload: no hot-pluggable CPU to drive\n");
+		return 4;
+	}
+	if (!opts.force && access(HPBRAKE_GUEST_MARKER, F_OK)) {
+		fprintf(stderr, "hpload: refusing to plug CPUs outside an hpbrake "
+			"guest (no %s); --force overrides\n", HPBRAKE_GUEST_MARKER);
+		return 1;
+	}
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	t0 = now_us();
+	for (i = 0; i < opts.threads; i++) {
+		writers[i].idx = i;
+		writers[i].seed = (unsigned int)(t0 + i);
+		if (pthread_create(&writers[i].tid, NULL, writer_fn, &writers[i])) {
+			fprintf(stderr, "hpload: failed to start writer %d\n", i);
+			exiting = 1;
+			err = 1;
+			break;
+		}
+		started++;
+	}
+	t_end = t0 + opts.duration_s * 1000000LL;
+	while (!exiting && now_us() < t_end)
+		nanosleep(&tick, NULL);
+	exiting = 1;
+	for (i = 0; i < started; i++)
+		pthread_join(writers[i].tid, NULL);
+	secs = (now_us() - t0) / 1e6;
+	restored = restore_cpus();
+	if (!err)
+		report(secs, restored);
+	if (restored < 0)
+		err = 1;
+	for (i = 0; i < started; i++) {
+		free(writers[i].lat[0].us);
+		free(writers[i].lat[1].us);
+	}
+	return err;
+}

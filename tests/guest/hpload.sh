@@ -1,0 +1,59 @@
+# hpload in the guest: what it counts equals what hplat counts, and it
+# never leaves a CPU offline, also when interrupted.
+#
+# usage: hpload.sh SECONDS
+. /scenarios/lib/ktap.sh
+
+secs=${1:-8}
+ktap_plan 4
+out=/tmp/hplat.json
+
+all_online() {
+	for f in /sys/devices/system/cpu/cpu*/online; do
+		[ "$(cat "$f")" = 1 ] || return 1
+	done
+}
+
+hplat_start "$out" -j || exit 1
+hpload -t 3 -d "$secs" -j > /tmp/hpload.json
+rc=$?
+hplat_stop
+echo "# hpload: $(cat /tmp/hpload.json)"
+# seq with 3 writers on 3 CPUs: each writer owns one CPU, so no write is
+# a no-op that the kernel never passes to cpu_subsys_*(); the CPUs hpload
+# brings back online at the end are operations hplat sees too
+l_off=$(sed -n 's/.*"offline": {"ops": \([0-9]*\).*/\1/p' /tmp/hpload.json)
+l_on=$(sed -n 's/.*"online": {"ops": \([0-9]*\).*/\1/p' /tmp/hpload.json)
+l_back=$(sed -n 's/.*"restored_cpus": \([0-9]*\).*/\1/p' /tmp/hpload.json)
+load="$l_off $((l_on + l_back))"
+set -- $(op_figs "$out" offline)
+k_off=$1 k_off_err=$2
+set -- $(op_figs "$out" online)
+k_on=$1 k_on_err=$2
+# hplat counts failed ops too: compare hpload's successes with hplat's
+# count less its errors
+check_eq "3 writers, $secs s: hpload's successful ops (+ restores) equal hplat's (offline online)" \
+	"$load" "$((k_off - k_off_err)) $((k_on - k_on_err))"
+if [ "$rc" = 0 ] && all_online; then
+	ok "hpload exits 0 and every CPU is online after it"
+else
+	not_ok "hpload exited $rc; online: $(cat /sys/devices/system/cpu/cpu*/online | tr '\n' ' ')"
+fi
+
+hpload -t 4 -p random -d 60 > /tmp/hpload.txt 2>&1 &
+pid=$!
+sleep 3
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+if [ "$rc" = 0 ] && all_online; then
+	ok "SIGINT after 3 s: hpload exits 0, every CPU online"
+else
+	not_ok "SIGINT: hpload exited $rc; online: $(cat /sys/devices/system/cpu/cpu*/online | tr '\n' ' ')"
+fi
+if grep -q '^total' /tmp/hpload.txt; then
+	ok "SIGINT: the summary is printed ($(grep '^total' /tmp/hpload.txt))"
+else
+	not_ok "SIGINT: no summary: $(tail -n 1 /tmp/hpload.txt)"
+fi
+ktap_done

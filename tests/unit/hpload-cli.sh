@@ -1,0 +1,55 @@
+#!/bin/bash
+# hpload's command line under ASan + UBSan: every invalid value, bad CPU
+# lists among them, is a usage error (exit 64) with a one-line reason that
+# touches no CPU; a valid one refuses to run outside an hpbrake guest.
+# KTAP output.
+set -u
+hpload=${1:?usage: tests/unit/hpload-cli.sh PATH/TO/hpload}
+. "$(dirname "$0")/../lib/ktap.sh"
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+
+expect_exit() {
+	local want=$1 desc=$2 rc
+	shift 2
+	"$hpload" "$@" > /dev/null 2> "$tmp"
+	rc=$?
+	if [ "$rc" = "$want" ] && [ "$(grep -c . "$tmp")" -ge 1 ] &&
+	   ! grep -q 'runtime error\|AddressSanitizer' "$tmp"; then
+		result ok "$desc: exit $rc, $(head -n 1 "$tmp")"
+	else
+		result fail "$desc: exit $rc, expected $want: $(head -n 1 "$tmp")"
+	fi
+}
+
+echo "KTAP version 1"
+echo "1..19"
+expect_exit 64 "unknown option" -x
+expect_exit 64 "stray argument" now
+expect_exit 64 "-t missing" -t
+expect_exit 64 "-t empty" -t ""
+expect_exit 64 "-t zero" -t 0
+expect_exit 64 "-t over 256" -t 257
+expect_exit 64 "-t negative" -t -1
+expect_exit 64 "-t overflowing" -t 99999999999999999999
+expect_exit 64 "-d zero" -d 0
+expect_exit 64 "-d non-numeric" -d 1m
+expect_exit 64 "-p unknown" -p zigzag
+expect_exit 64 "-c 1-" -c 1-
+expect_exit 64 "-c 3-1" -c 3-1
+expect_exit 64 "-c a" -c a
+expect_exit 64 "-c empty" -c ""
+expect_exit 64 "-c 99 (no such CPU)" -c 99
+expect_exit 64 "-c 1,,2" -c 1,,2
+if [ -e /etc/hpbrake-guest ]; then
+	result ok "refuses outside a guest # SKIP this is an hpbrake guest"
+	result ok "refuses outside a guest # SKIP this is an hpbrake guest"
+else
+	expect_exit 1 "refuses to plug this machine's CPUs" -d 1
+	if [ -e /sys/devices/system/cpu/cpu1/online ]; then
+		expect_exit 1 "refuses with a CPU list too" -c 1 -d 1
+	else
+		result ok "refuses with a CPU list # SKIP no cpu1 here"
+	fi
+fi
+[ "$ktap_failed" = 0 ]
