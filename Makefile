@@ -30,7 +30,7 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: all deps kernels initramfs check check-host check-guest demo shell \
-	bench-overhead help clean distclean
+	bench-overhead gate help clean distclean
 
 GUEST_BINS := $(OUT)/hpop $(OUT)/hplat $(OUT)/hpload
 INITRAMFS := $(OUT)/initramfs.cpio.gz
@@ -148,6 +148,13 @@ shell: deps
 	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
 	$(Q)KVER=$(KVER) VARIANT=$(VARIANT) vm/run -a "$(ARGS)" shell
 
+# The gate on both kernels of KVER: braked must pass expecting its brake,
+# vanilla expecting none; vanilla expecting a brake must fail.
+gate: deps
+	$(Q)vm/build-kernel $(KVER)
+	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
+	$(Q)tests/run gate-$(KVER)
+
 # Tracer overhead on the vanilla kernel; writes docs/overhead.md.
 bench-overhead: deps
 	$(Q)vm/build-kernel $(KVER)
@@ -170,6 +177,9 @@ help:
 	@echo '  demo       boot the braked KVER kernel and show the brake at work'
 	@echo '  shell      interactive guest shell (KVER=, VARIANT=vanilla|braked,'
 	@echo '             ARGS="extra kernel args"); leave with poweroff -f'
+	@echo '  gate       vm/gate on the braked (expect the brake) and vanilla'
+	@echo '             (expect none; expecting a brake must fail) KVER kernels'
+	@echo '             any kernel: KERNEL=bzImage EXPECT_BRAKE_MS=N vm/gate'
 	@echo '  bench-overhead  hplat overhead on the vanilla kernel, written'
 	@echo '             to docs/overhead.md and docs/hplat.8'
 	@echo '  clean      remove build/'

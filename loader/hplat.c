@@ -224,9 +224,10 @@ static void choose_programs(struct hplat_bpf *skel, bool kprobes, int steps)
  */
 static struct hplat_bpf *start_bpf(bool kprobes, int steps, int *err)
 {
+	LIBBPF_OPTS(bpf_object_open_opts, oopts, .btf_custom_path = opts.btf_path);
 	struct hplat_bpf *skel;
 
-	skel = hplat_bpf__open();
+	skel = hplat_bpf__open_opts(&oopts);
 	if (!skel) {
 		*err = -errno;
 		return NULL;

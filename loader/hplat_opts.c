@@ -27,7 +27,7 @@ const char argp_program_doc[] =
 "    hplat -j -d 10        # JSON, one object per interval\n"
 "    hplat -k              # kprobes instead of fentry/fexit\n";
 
-enum { OPT_FORCE = 0x100 };
+enum { OPT_FORCE = 0x100, OPT_BTF };
 
 static const struct argp_option options[] = {
 	{ "duration", 'd', "SECONDS", 0, "Trace for this long, then summarise", 0 },
@@ -40,6 +40,8 @@ static const struct argp_option options[] = {
 	{ "trace", 'T', NULL, 0, "Print one line per operation", 0 },
 	{ "kprobes", 'k', NULL, 0, "Use kprobes instead of fentry/fexit", 0 },
 	{ "verbose", 'v', NULL, 0, "libbpf debug output, attach time", 0 },
+	{ "btf", OPT_BTF, "FILE", 0,
+	  "Kernel BTF for CO-RE when /sys/kernel/btf/vmlinux is missing", 0 },
 	{ "force", OPT_FORCE, NULL, 0,
 	  "Run outside an hpbrake guest (traces this machine's kernel)", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
@@ -95,6 +97,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_FORCE:
 		o->force = true;
+		break;
+	case OPT_BTF:
+		if (!arg || !*arg)
+			argp_error(state, "--btf needs a file");
+		o->btf_path = arg;
 		break;
 	case 'h':
 		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);

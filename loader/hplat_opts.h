@@ -11,6 +11,7 @@ struct hplat_opts {
 	long interval_s;	/* -i or first positional: 0 = one summary */
 	long count;		/* second positional: 0 = unlimited */
 	long lin_width_ms;	/* -L width */
+	const char *btf_path;	/* --btf: kernel BTF when not in sysfs */
 	bool json, per_cpu, linear, steps, trace, kprobes, verbose, force;
 };
 
