@@ -113,6 +113,8 @@ deps:
 kernels: deps
 	$(Q)vm/build-kernel $(KVER)
 
+# Also takes stress-ng, bash-static and the extracted tree's cpu-hotplug
+# selftest, when present.
 $(INITRAMFS): vm/init vm/mkinitramfs $(wildcard tests/guest/*.sh tests/guest/lib/*.sh) $(GUEST_BINS)
 	$(msg) CPIO $@
 	$(Q)vm/mkinitramfs $@ $(GUEST_BINS)
