@@ -37,6 +37,14 @@ static struct {
 } opts = { .threads = 1, .duration_s = 10 };
 
 static int cpu_ids[CPULIST_MAX];
+/*
+ * seq and random: one writer at a time per CPU, so that no write finds
+ * its CPU already in the target state (the kernel then returns success
+ * without calling cpu_subsys_*(): a write, not an operation). Writers of
+ * different CPUs still fight over the kernel's device_hotplug_lock.
+ * same: no such lock; all writers race on one CPU, as its name says.
+ */
+static pthread_mutex_t cpu_locks[CPULIST_MAX];
 static volatile sig_atomic_t exiting;
 
 struct samples {
@@ -212,9 +220,14 @@ static void *writer_fn(void *arg)
 		else	/* seq: stride by the number of writers */
 			cpu = cpu_ids[(i += opts.threads, i - opts.threads) %
 				      opts.nr_cpus];
+		if (opts.pattern != PATTERN_SAME)
+			pthread_mutex_lock(&cpu_locks[cpu]);
 		state = read_online(cpu);
-		if (state < 0)
+		if (state < 0) {
+			if (opts.pattern != PATTERN_SAME)
+				pthread_mutex_unlock(&cpu_locks[cpu]);
 			continue;
+		}
 		op = state ? HPLAT_OFFLINE : HPLAT_ONLINE;
 		if (opts.pin && op == HPLAT_OFFLINE) {
 			CPU_ZERO(&set);
@@ -222,6 +235,8 @@ static void *writer_fn(void *arg)
 			sched_setaffinity(0, sizeof(set), &set);
 		}
 		err = write_online(cpu, op == HPLAT_ONLINE, &lat);
+		if (opts.pattern != PATTERN_SAME)
+			pthread_mutex_unlock(&cpu_locks[cpu]);
 		if (err) {
 			w->errors[op][err < MAX_ERRNO ? err : MAX_ERRNO - 1]++;
 			if (err == EINTR)
@@ -375,6 +390,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	for (i = 0; i < CPULIST_MAX; i++)
+		pthread_mutex_init(&cpu_locks[i], NULL);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	t0 = now_us();
