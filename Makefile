@@ -30,7 +30,7 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: all deps kernels initramfs check check-host check-guest demo shell \
-	bench-overhead gate help clean distclean
+	bench-overhead gate report help clean distclean
 
 GUEST_BINS := $(OUT)/hpop $(OUT)/hplat $(OUT)/hpload
 INITRAMFS := $(OUT)/initramfs.cpio.gz
@@ -138,7 +138,7 @@ check-guest: deps
 check: deps
 	$(Q)for v in $(KVERS); do vm/build-kernel $$v || exit 1; done
 	$(Q)$(MAKE) -s --no-print-directory $(HOST_TESTS) $(INITRAMFS)
-	$(Q)tests/run host $(KVERS)
+	$(Q)tests/run host $(KVERS) report
 
 demo: deps
 	$(Q)vm/build-kernel $(KVER)
@@ -156,6 +156,14 @@ gate: deps
 	$(Q)vm/build-kernel $(KVER)
 	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
 	$(Q)tests/run gate-$(KVER)
+
+# The comparison report (A=KVER/VARIANT B=KVER/VARIANT, A_ARGS, B_ARGS):
+# build/report/{report.md,index.html}, checked in headless Chromium.
+report: deps
+	$(Q)for v in $(sort $(KVER) $(KVERS)); do vm/build-kernel $$v || exit 1; done
+	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
+	$(Q)vm/report
+	$(Q)tests/report-check.sh $(OUT)/report
 
 # Tracer overhead on the vanilla kernel; writes docs/overhead.md.
 bench-overhead: deps
@@ -182,6 +190,9 @@ help:
 	@echo '  gate       vm/gate on the braked (expect the brake) and vanilla'
 	@echo '             (expect none; expecting a brake must fail) KVER kernels'
 	@echo '             any kernel: KERNEL=bzImage EXPECT_BRAKE_MS=N vm/gate'
+	@echo '  report     vanilla vs braked (A=6.1/vanilla B=6.1/braked, any two:'
+	@echo '             A_ARGS/B_ARGS add kernel args) to build/report/,'
+	@echo '             checked in headless Chromium'
 	@echo '  bench-overhead  hplat overhead on the vanilla kernel, written'
 	@echo '             to docs/overhead.md and docs/hplat.8'
 	@echo '  clean      remove build/'
