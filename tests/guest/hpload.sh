@@ -42,12 +42,12 @@ fi
 
 hpload -t 4 -p random -d 60 > /tmp/hpload.txt 2>&1 &
 pid=$!
-sleep 3
+sleep 2
 kill -INT "$pid"
 wait "$pid"
 rc=$?
 if [ "$rc" = 0 ] && all_online; then
-	ok "SIGINT after 3 s: hpload exits 0, every CPU online"
+	ok "SIGINT after 2 s: hpload exits 0, every CPU online"
 else
 	not_ok "SIGINT: hpload exited $rc; online: $(cat /sys/devices/system/cpu/cpu*/online | tr '\n' ' ')"
 fi
