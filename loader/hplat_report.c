@@ -306,6 +306,26 @@ void hplat_json_string(FILE *out, const char *str)
 	fputc('"', out);
 }
 
+void hplat_json_errnos(FILE *out, const unsigned long long *err, int nr)
+{
+	const char *name;
+	bool first = true;
+	int i;
+
+	for (i = 1; i < nr; i++) {
+		if (!err[i])
+			continue;
+		name = hplat_errno_name(i);
+		if (name)
+			fprintf(out, "%s\"%s\": %llu", first ? "" : ", ", name,
+				err[i]);
+		else
+			fprintf(out, "%s\"%d\": %llu", first ? "" : ", ", i,
+				err[i]);
+		first = false;
+	}
+}
+
 void hplat_print_json_error(FILE *out, const char *msg)
 {
 	fputs("{\"error\": ", out);
@@ -364,20 +384,7 @@ void hplat_print_json(FILE *out, const struct hplat_snapshot *s)
 		fprintf(out, ", \"%s\": {\"count\": %llu, \"errors\": %llu, "
 			"\"errors_by_errno\": {", hplat_op_names[op], f.count,
 			f.errors);
-		first = true;
-		for (i = 1; i < HPLAT_MAX_ERRNO; i++) {
-			const char *name = hplat_errno_name(i);
-
-			if (!st->err[i])
-				continue;
-			if (name)
-				fprintf(out, "%s\"%s\": %llu", first ? "" : ", ",
-					name, st->err[i]);
-			else
-				fprintf(out, "%s\"%d\": %llu", first ? "" : ", ",
-					i, st->err[i]);
-			first = false;
-		}
+		hplat_json_errnos(out, st->err, HPLAT_MAX_ERRNO);
 		fprintf(out, "}, \"min_us\": %.1f, \"mean_us\": %.1f, "
 			"\"p50_us\": %.1f, \"p90_us\": %.1f, \"p99_us\": %.1f, "
 			"\"max_us\": %.1f, \"log2_hist_us\": ", f.min_us,

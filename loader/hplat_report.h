@@ -58,6 +58,8 @@ void hplat_print_lin_hist(FILE *out, const unsigned long long *vals, int nr,
 			  unsigned long long width_us);
 void hplat_print_text(FILE *out, const struct hplat_snapshot *s);
 void hplat_print_json(FILE *out, const struct hplat_snapshot *s);
+/* The members of an errors_by_errno object: "EAGAIN": 1, "200": 2 */
+void hplat_json_errnos(FILE *out, const unsigned long long *err, int nr);
 /* {"error": "..."} with the message escaped. */
 void hplat_print_json_error(FILE *out, const char *msg);
 void hplat_json_string(FILE *out, const char *s);

@@ -282,7 +282,6 @@ static void report(double secs, int restored)
 	struct samples all;
 	size_t k;
 	int op, t, e;
-	bool first;
 
 	if (opts.json)
 		printf("{\"threads\": %ld, \"cpus\": %d, \"pattern\": \"%s\", "
@@ -312,20 +311,7 @@ static void report(double secs, int restored)
 			       hplat_op_names[op], all.n, all.n / secs,
 			       all.n ? all.us[0] : 0, PCT(50), PCT(99),
 			       all.n ? all.us[all.n - 1] : 0);
-			first = true;
-			for (e = 1; e < MAX_ERRNO; e++) {
-				const char *name = hplat_errno_name(e);
-
-				if (!errs[e])
-					continue;
-				if (name)
-					printf("%s\"%s\": %llu", first ? "" : ", ",
-					       name, errs[e]);
-				else
-					printf("%s\"%d\": %llu", first ? "" : ", ",
-					       e, errs[e]);
-				first = false;
-			}
+			hplat_json_errnos(stdout, errs, MAX_ERRNO);
 			printf("}}");
 		} else {
 			printf("%-7s %6zu ops %8.2f ops/s  ms: min %.1f p50 %.1f "
