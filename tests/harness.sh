@@ -1,0 +1,74 @@
+#!/bin/bash
+# vm/run against guests that go wrong on purpose: each one must fail the
+# run within its timeout, say why, show the last console lines, and leave
+# no QEMU process behind. The broken guests are tiny initramfs images
+# (static busybox and a one-line /init), booted on a real kernel. KTAP.
+#
+# usage: tests/harness.sh KVER VARIANT
+set -u
+. "$(dirname "$0")/lib/ktap.sh"
+. "$(dirname "$0")/../vm/lib.sh"
+kver=${1:?usage: tests/harness.sh KVER VARIANT}
+variant=${2:?usage: tests/harness.sh KVER VARIANT}
+busybox=${BUSYBOX:-/bin/busybox}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# initramfs NAME INIT_BODY: an image whose /init runs INIT_BODY (busybox
+# sh), with devtmpfs mounted so that it can write to the serial ports
+initramfs() {
+	local d=$tmp/$1
+	mkdir -p "$d/bin" "$d/dev" "$d/proc"
+	cp "$busybox" "$d/bin/busybox"
+	printf '#!/bin/busybox sh\n/bin/busybox mount -t devtmpfs dev /dev\n%s\n' \
+		"$2" > "$d/init"
+	chmod 755 "$d/init"
+	(cd "$d" && find . | cpio -o -H newc --quiet | gzip -1) > "$tmp/$1.cpio.gz"
+}
+
+# case NAME TIMEOUT WANT_RC REASON: boot it; exit status, reason, console
+# lines, time taken and leftover QEMU all checked
+run_case() {
+	local name=$1 t=$2 want=$3 reason=$4 rc t0 took left
+	t0=$(date +%s)
+	KVER=$kver VARIANT=$variant "$HPBRAKE_ROOT/vm/run" -t "$t" \
+		-n "harness-$name" -i "$tmp/$name.cpio.gz" harness \
+		> "$tmp/$name.out" 2>&1
+	rc=$?
+	took=$(($(date +%s) - t0))
+	sed 's/^/# /' "$tmp/$name.out"
+	left=$(pgrep -f "harness-$name.pid" || true)
+	if [ "$rc" = "$want" ]; then
+		result ok "$name: vm/run exits $rc"
+	else
+		result fail "$name: vm/run exited $rc, expected $want"
+	fi
+	if grep -q -- "$reason" "$tmp/$name.out" &&
+	   { [ "$want" = 0 ] || grep -q 'last console lines' "$tmp/$name.out"; }; then
+		result ok "$name: says '$reason'$([ "$want" = 0 ] || echo ' and shows the console')"
+	else
+		result fail "$name: no '$reason' with the console lines in its output"
+	fi
+	if [ "$took" -le $((t + 25)) ] && [ -z "$left" ]; then
+		result ok "$name: over in $took s (timeout $t s), no QEMU left"
+	else
+		result fail "$name: took $took s (timeout $t s), QEMU left: ${left:-none}"
+	fi
+}
+
+echo "KTAP version 1"
+echo "1..12"
+# PID 1 exits: "Attempted to kill init!", and panic=-1 reboots at once
+initramfs panic 'exit 3'
+run_case panic 60 1 'guest kernel panicked'
+# the guest hangs and never reports
+initramfs hang 'while :; do /bin/busybox sleep 1; done'
+run_case hang 15 1 'guest timed out after 15 s'
+# it powers off without reporting a status
+initramfs silent '/bin/busybox poweroff -f'
+run_case silent 60 1 'guest ended without an exit status'
+# it reports but does not power off: QEMU is killed 15 s later and the
+# reported status stands
+initramfs linger 'echo "hpbrake-exit: 0" > /dev/ttyS1; while :; do /bin/busybox sleep 1; done'
+run_case linger 60 0 'reported but did not power off'
+[ "$ktap_failed" = 0 ]
