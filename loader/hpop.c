@@ -29,8 +29,8 @@
 #define EXIT_USAGE 64
 
 static const char usage_text[] =
-"usage: hpop [-f] [-u UID] [-k MS] op CPU online|offline\n"
-"       hpop [-f] [-u UID] write FILE STRING\n"
+"usage: hpop [-f] [-u UID] [-k MS [-s SIG] [-c]] op CPU online|offline\n"
+"       hpop [-f] [-u UID] [-k MS [-s SIG] [-c]] write FILE STRING\n"
 "       hpop [-u UID] read FILE\n"
 "       hpop now\n"
 "\n"
@@ -42,8 +42,10 @@ static const char usage_text[] =
 "  now     print CLOCK_MONOTONIC in microseconds\n"
 "\n"
 "  -u UID  drop to this uid and gid before the write\n"
-"  -k MS   do the write in a child and SIGKILL it after MS milliseconds;\n"
+"  -k MS   do the write in a child and signal it after MS milliseconds;\n"
 "          also print killed=1 if the signal ended it, else killed=0\n"
+"  -s SIG  the signal for -k: KILL (default), INT or TERM\n"
+"  -c      the child catches SIG with a handler that does nothing\n"
 "  -f      run outside an hpbrake guest (writes the host's own sysfs)\n"
 "\n"
 "exit: 0 done, 1 the write failed, 64 usage error\n"
@@ -51,6 +53,7 @@ static const char usage_text[] =
 "EXAMPLES:\n"
 "  hpop op 1 offline        take cpu1 down, print how long it took\n"
 "  hpop -k 300 op 1 online  kill the writer 300 ms into the operation\n"
+"  hpop -k 300 -s INT op 1 offline\n"
 "  hpop -u 65534 write /sys/devices/system/cpu/hotplug/brake_ms 5\n";
 
 static void usage(const char *why)
@@ -133,12 +136,19 @@ static int in_guest(void)
 	return access(HPBRAKE_GUEST_MARKER, F_OK) == 0;
 }
 
+static void ignore_signal(int sig)
+{
+	(void)sig;
+}
+
 /*
- * Run the write in a child that is killed kill_ms into it. The child
- * reports its own result through a pipe if it gets that far.
+ * Run the write in a child that gets signal sig kill_ms into it (caught
+ * by an empty handler if catch). The child reports its own result through
+ * a pipe if it gets that far.
  */
 static int write_killed(const char *path, const char *buf, long uid,
-			long kill_ms, long long *lat_us, int *killed)
+			long kill_ms, int sig, int catch, long long *lat_us,
+			int *killed)
 {
 	struct timespec delay = {
 		.tv_sec = kill_ms / 1000,
@@ -162,6 +172,8 @@ static int write_killed(const char *path, const char *buf, long uid,
 		long long lat;
 
 		close(pfd[0]);
+		if (catch)
+			signal(sig, ignore_signal);
 		if (drop_to(uid))
 			_exit(1);
 		err = write_once(path, buf, &lat);
@@ -171,11 +183,11 @@ static int write_killed(const char *path, const char *buf, long uid,
 	}
 	close(pfd[1]);
 	nanosleep(&delay, NULL);
-	kill(pid, SIGKILL);
+	kill(pid, sig);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	*lat_us = now_us() - t0;
-	*killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+	*killed = WIFSIGNALED(status) && WTERMSIG(status) == sig;
 	if (*killed || read(pfd[0], &err, sizeof(err)) != sizeof(err))
 		err = 0;
 	close(pfd[0]);
@@ -203,12 +215,13 @@ static const char *errno_name(int err)
 int main(int argc, char **argv)
 {
 	long uid = -1, kill_ms = -1, cpu;
-	int opt, force = 0, err, killed = 0, op = -1;
+	int opt, force = 0, err, killed = 0, op = -1, sig = SIGKILL, catch = 0;
+	int sig_given = 0;
 	char path[64];
 	const char *file, *buf;
 	long long lat = 0;
 
-	while ((opt = getopt(argc, argv, "+fu:k:h")) != -1) {
+	while ((opt = getopt(argc, argv, "+fu:k:s:ch")) != -1) {
 		switch (opt) {
 		case 'f':
 			force = 1;
@@ -221,6 +234,20 @@ int main(int argc, char **argv)
 			if (hpop_parse_long(optarg, 1, 600000, &kill_ms))
 				usage("invalid kill delay (1..600000 ms)");
 			break;
+		case 's':
+			if (!strcmp(optarg, "KILL"))
+				sig = SIGKILL;
+			else if (!strcmp(optarg, "INT"))
+				sig = SIGINT;
+			else if (!strcmp(optarg, "TERM"))
+				sig = SIGTERM;
+			else
+				usage("invalid signal (KILL, INT or TERM)");
+			sig_given = 1;
+			break;
+		case 'c':
+			catch = 1;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -232,6 +259,10 @@ int main(int argc, char **argv)
 	argv += optind;
 	if (argc < 1)
 		usage("missing command");
+	if (kill_ms < 0 && (sig_given || catch))
+		usage("-s and -c go with -k");
+	if (catch && sig == SIGKILL)
+		usage("SIGKILL cannot be caught: -c wants -s INT or -s TERM");
 
 	if (!strcmp(argv[0], "now")) {
 		if (argc != 1)
@@ -273,7 +304,8 @@ int main(int argc, char **argv)
 	}
 
 	if (kill_ms > 0) {
-		err = write_killed(file, buf, uid, kill_ms, &lat, &killed);
+		err = write_killed(file, buf, uid, kill_ms, sig, catch, &lat,
+				   &killed);
 	} else {
 		if (drop_to(uid))
 			return 1;

@@ -1,23 +1,28 @@
-# A writer killed with SIGKILL during the brake: the op aborts, the CPU
-# stays as it was, the lock is not leaked, the next op works.
+# Signals during the brake. A writer killed with SIGKILL, or with a SIGINT
+# or SIGTERM it does not catch: the op aborts, the CPU stays as it was,
+# the lock is not leaked, the next op works. A writer that catches SIGINT
+# sleeps the brake out (the sleep is killable, not interruptible). hplat
+# ended by SIGINT or SIGTERM prints its summary and detaches; ended by
+# SIGKILL it detaches too; either way a second hplat attaches and counts.
 #
 # usage: kill.sh MS   (the brake of the running kernel, > 300)
 . /scenarios/lib/ktap.sh
 
 brake=${1:?usage: kill.sh BRAKE_MS}
 hi=$((brake + 200))
-ktap_plan 8
+ktap_plan 25
 
-# killed_op CPU OP WANT_STATE: SIGKILL the writer 300 ms into OP
+# killed_op CPU OP WANT_STATE [SIG]: signal the writer 300 ms into OP
 killed_op() {
-	hp_parse "$(hpop -k 300 op "$1" "$2")"
+	sig=${4:-KILL}
+	hp_parse "$(hpop -k 300 -s "$sig" op "$1" "$2")"
 	ms=$(us_to_ms "$OP_US")
 	if [ "$OP_KILLED" != 1 ]; then
-		not_ok "$2 cpu$1 killed at 300 ms: writer not killed (errno $OP_ERRNO, $ms ms)"
+		not_ok "$2 cpu$1 SIG$sig at 300 ms: writer not killed (errno $OP_ERRNO, $ms ms)"
 	elif [ "$OP_US" -ge $((brake * 1000)) ]; then
-		not_ok "$2 cpu$1 killed at 300 ms: writer ended after $ms ms, not inside the $brake ms brake"
+		not_ok "$2 cpu$1 SIG$sig at 300 ms: writer ended after $ms ms, not inside the $brake ms brake"
 	else
-		ok "$2 cpu$1 killed at 300 ms: writer gone after $ms ms"
+		ok "$2 cpu$1 SIG$sig at 300 ms: writer gone after $ms ms"
 	fi
 	check_eq "cpu$1 unchanged after the killed $2" "$(cpu_state "$1")" "$3"
 }
@@ -29,4 +34,90 @@ check_op 1 online "$brake" "$hi"
 # the device hotplug lock was released: another CPU works too
 check_op 2 offline "$brake" "$hi"
 check_op 2 online "$brake" "$hi"
+
+killed_op 3 offline 1 INT
+killed_op 3 offline 1 TERM
+check_op 3 offline "$brake" "$hi"
+check_op 3 online "$brake" "$hi"
+
+# a caught SIGINT is not fatal: the killable sleep goes on, the op is done
+hp_parse "$(hpop -k 300 -s INT -c op 1 offline)"
+check_eq "offline cpu1, SIGINT caught at 300 ms: op done, writer not killed" \
+	"$OP_RET $OP_KILLED $(cpu_state 1)" "0 0 0"
+if [ "$OP_US" -ge $((brake * 1000)) ]; then
+	ok "the caught SIGINT did not cut the brake short ($(us_to_ms "$OP_US") ms)"
+else
+	not_ok "the caught SIGINT cut the brake short ($(us_to_ms "$OP_US") ms < $brake ms)"
+fi
+check_op 1 online "$brake" "$hi"
+
+# attached: is anything of hplat still hooked on cpu_subsys_online?
+attached() {
+	grep -q cpu_subsys_online /sys/kernel/tracing/enabled_functions 2>/dev/null ||
+		grep -q cpu_subsys_online /sys/kernel/debug/kprobes/list 2>/dev/null
+}
+
+# hooked: hplat's hooks are visible while it runs (else "detached" below
+# would prove nothing)
+hooked() {
+	if attached; then
+		echo "hooked"
+	else
+		echo "not hooked while running"
+	fi
+}
+
+# detached: the hooks go once the last reference is dropped (the
+# trampoline after an RCU-tasks grace period): give it 5 s
+detached() {
+	i=0
+	while attached && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	! attached
+}
+
+out=/tmp/kill-hplat.json
+for sig in INT TERM; do
+	hplat_start "$out" -j || true
+	was=$(hooked)
+	hp_op 2 offline
+	kill -"$sig" "$HPLAT_PID"
+	wait "$HPLAT_PID"
+	rc=$?
+	set -- $(op_figs "$out" offline)
+	check_eq "hplat ended by SIG$sig exits 0 with a summary counting the op" \
+		"$rc ${1:-none}" "0 1"
+	if [ "$was" = hooked ] && detached; then
+		ok "hplat hooked while running, detached after SIG$sig"
+	else
+		not_ok "hplat $was, still attached 5 s after SIG$sig"
+	fi
+	hp_op 2 online
+done
+
+hplat_start "$out" -j || true
+was=$(hooked)
+kill -KILL "$HPLAT_PID"
+wait "$HPLAT_PID" 2>/dev/null
+check_eq "hplat killed by SIGKILL" "$?" 137
+if [ "$was" = hooked ] && detached; then
+	ok "hplat hooked while running, detached after SIGKILL"
+else
+	not_ok "hplat $was, still attached 5 s after SIGKILL"
+fi
+
+if hplat_start "$out" -j; then
+	ok "a second hplat attaches after the killed one"
+else
+	not_ok "a second hplat attaches after the killed one"
+fi
+hp_op 2 offline
+hp_op 2 online
+hplat_stop
+set -- $(op_figs "$out" offline)
+off=${1:-none}
+set -- $(op_figs "$out" online)
+check_eq "the second hplat counts 1 offline and 1 online" "$off ${1:-none}" "1 1"
 ktap_done

@@ -21,7 +21,7 @@ expect_exit() {
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 echo "KTAP version 1"
-echo "1..19"
+echo "1..24"
 expect_exit 64 "no command"
 expect_exit 64 "unknown command" frob
 expect_exit 64 "unknown option" -z now
@@ -37,6 +37,11 @@ expect_exit 64 "-u with a non-number" -u nobody now
 expect_exit 64 "-u negative" -u -5 now
 expect_exit 64 "-k zero" -k 0 op 1 offline
 expect_exit 64 "-k over the bound" -k 600001 op 1 offline
+expect_exit 64 "-s without -k" -s INT op 1 offline
+expect_exit 64 "-c without -k" -c op 1 offline
+expect_exit 64 "-s with an unknown signal" -k 5 -s HUP op 1 offline
+expect_exit 64 "-s with a number" -k 5 -s 9 op 1 offline
+expect_exit 64 "-c with SIGKILL" -k 5 -c op 1 offline
 expect_exit 64 "write without a string" write /dev/null
 expect_exit 64 "now with an argument" now 1
 expect_exit 0 "now" now
