@@ -236,6 +236,14 @@ static struct hplat_bpf *start_bpf(bool kprobes, int steps, int *err)
 	skel->rodata->trace_ops = opts.trace;
 	skel->rodata->lin_width_us = opts.lin_width_ms * 1000ULL;
 	choose_programs(skel, kprobes, steps);
+	if (opts.ring_kb) {
+		*err = bpf_map__set_max_entries(skel->maps.events,
+						opts.ring_kb * 1024);
+		if (*err) {
+			hplat_bpf__destroy(skel);
+			return NULL;
+		}
+	}
 	*err = hplat_bpf__load(skel);
 	if (!*err)
 		*err = hplat_bpf__attach(skel);

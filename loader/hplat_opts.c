@@ -13,7 +13,7 @@ const char *argp_program_version = "hplat 0.1";
 const char argp_program_doc[] =
 "Trace CPU hotplug operations: latency, concurrency, lock contention.\n"
 "\n"
-"USAGE: hplat [-j] [-C] [-L[MS]] [-S] [-T] [-k] [-v] [-d SECONDS]\n"
+"USAGE: hplat [-j] [-C] [-L[MS]] [-S] [-T [-B KB]] [-k] [-v] [-d SECONDS]\n"
 "             [-i SECONDS] [interval] [count]\n"
 "\n"
 "EXAMPLES:\n"
@@ -38,6 +38,9 @@ static const struct argp_option options[] = {
 	  "Also a linear histogram with MS-wide buckets (default 10)", 0 },
 	{ "steps", 'S', NULL, 0, "Also time per cpuhp state callback", 0 },
 	{ "trace", 'T', NULL, 0, "Print one line per operation", 0 },
+	{ "ring-kb", 'B', "KB", 0,
+	  "Ring buffer for -T: a power of two from 4 to 65536 KiB (default 256)",
+	  0 },
 	{ "kprobes", 'k', NULL, 0, "Use kprobes instead of fentry/fexit", 0 },
 	{ "verbose", 'v', NULL, 0, "libbpf debug output, attach time", 0 },
 	{ "btf", OPT_BTF, "FILE", 0,
@@ -48,29 +51,31 @@ static const struct argp_option options[] = {
 	{ 0 },
 };
 
-static long parse_num(struct argp_state *state, const char *what,
-		      const char *arg, long min, long max)
+/* A number in [min, max] into *out, or a usage error (EINVAL). */
+static int parse_num(struct argp_state *state, const char *what,
+		     const char *arg, long min, long max, long *out)
 {
-	long v = 0;
-
-	if (hpop_parse_long(arg, min, max, &v)) {
+	if (hpop_parse_long(arg, min, max, out)) {
 		argp_error(state, "invalid %s '%s' (a whole number from %ld to %ld)",
 			   what, arg ? arg : "", min, max);
+		return EINVAL;
 	}
-	return v;
+	return 0;
 }
 
+/*
+ * Every error is argp_error(), which exits 64, and then EINVAL, which
+ * argp_parse() returns instead when ARGP_NO_EXIT is set (the fuzzer).
+ */
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	struct hplat_opts *o = state->input;
 
 	switch (key) {
 	case 'd':
-		o->duration_s = parse_num(state, "duration", arg, 1, 86400);
-		break;
+		return parse_num(state, "duration", arg, 1, 86400, &o->duration_s);
 	case 'i':
-		o->interval_s = parse_num(state, "interval", arg, 1, 86400);
-		break;
+		return parse_num(state, "interval", arg, 1, 86400, &o->interval_s);
 	case 'j':
 		o->json = true;
 		break;
@@ -80,14 +85,23 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'L':
 		o->linear = true;
 		if (arg)
-			o->lin_width_ms = parse_num(state, "bucket width", arg,
-						    1, 60000);
+			return parse_num(state, "bucket width", arg, 1, 60000,
+					 &o->lin_width_ms);
 		break;
 	case 'S':
 		o->steps = true;
 		break;
 	case 'T':
 		o->trace = true;
+		break;
+	case 'B':
+		if (parse_num(state, "ring buffer size", arg, 4, 65536, &o->ring_kb))
+			return EINVAL;
+		if (o->ring_kb & (o->ring_kb - 1)) {
+			argp_error(state, "invalid ring buffer size '%s' (a power "
+				   "of two from 4 to 65536 KiB)", arg);
+			return EINVAL;
+		}
 		break;
 	case 'k':
 		o->kprobes = true;
@@ -99,31 +113,42 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		o->force = true;
 		break;
 	case OPT_BTF:
-		if (!arg || !*arg)
+		if (!arg || !*arg) {
 			argp_error(state, "--btf needs a file");
+			return EINVAL;
+		}
 		o->btf_path = arg;
 		break;
 	case 'h':
 		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
 		break;
-	case ARGP_KEY_ARG:
-		if (state->arg_num == 0) {
-			if (o->interval_s)
-				argp_error(state, "interval given twice");
-			o->interval_s = parse_num(state, "interval", arg, 1, 86400);
-		} else if (state->arg_num == 1) {
-			o->count = parse_num(state, "count", arg, 1, LONG_MAX);
-		} else {
-			argp_error(state, "unexpected argument '%s'", arg);
+	case ARGP_KEY_END:
+		if (o->ring_kb && !o->trace) {
+			argp_error(state, "-B sizes the ring buffer of -T: give -T too");
+			return EINVAL;
 		}
 		break;
+	case ARGP_KEY_ARG:
+		if (state->arg_num == 0) {
+			if (o->interval_s) {
+				argp_error(state, "interval given twice");
+				return EINVAL;
+			}
+			return parse_num(state, "interval", arg, 1, 86400,
+					 &o->interval_s);
+		} else if (state->arg_num == 1) {
+			return parse_num(state, "count", arg, 1, LONG_MAX, &o->count);
+		}
+		argp_error(state, "unexpected argument '%s'", arg);
+		return EINVAL;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
 
-int hplat_parse_opts(int argc, char **argv, struct hplat_opts *o)
+int hplat_parse_opts_flags(int argc, char **argv, struct hplat_opts *o,
+			   unsigned int flags)
 {
 	static const struct argp argp = {
 		.options = options,
@@ -134,7 +159,12 @@ int hplat_parse_opts(int argc, char **argv, struct hplat_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->lin_width_ms = 10;
 	argp_err_exit_status = 64;
-	if (argp_parse(&argp, argc, argv, 0, NULL, o))
+	if (argp_parse(&argp, argc, argv, flags, NULL, o))
 		return 64;
 	return 0;
+}
+
+int hplat_parse_opts(int argc, char **argv, struct hplat_opts *o)
+{
+	return hplat_parse_opts_flags(argc, argv, o, 0);
 }

@@ -11,6 +11,7 @@ struct hplat_opts {
 	long interval_s;	/* -i or first positional: 0 = one summary */
 	long count;		/* second positional: 0 = unlimited */
 	long lin_width_ms;	/* -L width */
+	long ring_kb;		/* -B: ring buffer for -T, KiB */
 	const char *btf_path;	/* --btf: kernel BTF when not in sysfs */
 	bool json, per_cpu, linear, steps, trace, kprobes, verbose, force;
 };
@@ -20,5 +21,8 @@ struct hplat_opts {
  * exits 64 (argp_usage); returns 0, or HPLAT_OPTS_HELP after --help.
  */
 int hplat_parse_opts(int argc, char **argv, struct hplat_opts *o);
+/* The same with argp_parse() flags: ARGP_NO_EXIT returns 64 instead. */
+int hplat_parse_opts_flags(int argc, char **argv, struct hplat_opts *o,
+			   unsigned int flags);
 
 #endif /* HPLAT_OPTS_H */

@@ -36,7 +36,7 @@ good() {
 }
 
 echo "KTAP version 1"
-echo "1..27"
+echo "1..37"
 bad "unknown option" -x
 bad "unknown long option" --frobnicate
 bad "-d missing" -d
@@ -58,11 +58,21 @@ bad "count negative" 1 -3
 bad "three positionals" 1 2 3
 bad "interval given twice" -i 1 2
 bad "-i trailing junk" -i 1x
-good "d=0 i=0 c=0 w=10 j=0 C=0 L=0 S=0 T=0 k=0 v=0 f=0" "defaults"
-good "d=10 i=0 c=0 w=10 j=1 C=1 L=1 S=1 T=1 k=1 v=1 f=0" "every flag" \
+bad "-B missing" -T -B
+bad "-B not a power of two" -T -B 12
+bad "-B under a page" -T -B 2
+bad "-B over 64 MiB" -T -B 131072
+bad "-B negative" -T -B -4
+bad "-B without -T" -B 4
+bad "--btf empty" --btf ""
+bad "-L empty" --linear=
+bad "count overflowing" 1 99999999999999999999
+good "d=0 i=0 c=0 w=10 B=0 j=0 C=0 L=0 S=0 T=0 k=0 v=0 f=0" "defaults"
+good "d=10 i=0 c=0 w=10 B=0 j=1 C=1 L=1 S=1 T=1 k=1 v=1 f=0" "every flag" \
 	-d 10 -j -C -L -S -T -k -v
-good "d=0 i=2 c=5 w=10 j=0 C=0 L=0 S=0 T=0 k=0 v=0 f=0" "interval and count" 2 5
-good "d=0 i=0 c=0 w=250 j=0 C=0 L=1 S=0 T=0 k=0 v=0 f=0" "-L250" -L250
+good "d=0 i=2 c=5 w=10 B=0 j=0 C=0 L=0 S=0 T=0 k=0 v=0 f=0" "interval and count" 2 5
+good "d=0 i=0 c=0 w=10 B=4 j=0 C=0 L=0 S=0 T=1 k=0 v=0 f=0" "-T -B 4" -T -B 4
+good "d=0 i=0 c=0 w=250 B=0 j=0 C=0 L=1 S=0 T=0 k=0 v=0 f=0" "-L250" -L250
 "$hplat" -d 1 > /dev/null 2> "$tmp"
 rc=$?
 if [ -e /etc/hpbrake-guest ]; then

@@ -11,8 +11,9 @@ int main(int argc, char **argv)
 
 	if (err)
 		return err == HPLAT_OPTS_HELP ? 0 : 64;
-	printf("d=%ld i=%ld c=%ld w=%ld j=%d C=%d L=%d S=%d T=%d k=%d v=%d f=%d\n",
-	       o.duration_s, o.interval_s, o.count, o.lin_width_ms, o.json,
+	printf("d=%ld i=%ld c=%ld w=%ld B=%ld j=%d C=%d L=%d S=%d T=%d k=%d "
+	       "v=%d f=%d\n",
+	       o.duration_s, o.interval_s, o.count, o.lin_width_ms, o.ring_kb, o.json,
 	       o.per_cpu, o.linear, o.steps, o.trace, o.kprobes, o.verbose,
 	       o.force);
 	return 0;
