@@ -1,11 +1,14 @@
 # The runtime knob: mode, good values change op time, bad values are
 # refused with EINVAL and change nothing, non-root writers are refused.
+# Changed while writers are braked: an op already sleeping finishes with
+# the value it read when its brake began (the old one); ops that start
+# later use the new one; none hangs.
 . /scenarios/lib/ktap.sh
 
 nl='
 '
 nbad=14
-ktap_plan $((11 + nbad))
+ktap_plan $((16 + nbad))
 
 write_knob() {
 	hp_parse "$(hpop write "$KNOB" "$1")"
@@ -54,4 +57,46 @@ check_eq "upper bound 60000 accepted" "$OP_ERRNO $(cat "$KNOB")" "0 60000"
 write_knob 0
 check_eq "0 accepted" "$OP_ERRNO $(cat "$KNOB")" "0 0"
 check_op 2 offline 0 200
+check_op 2 online 0 200
+
+# mid_brake FROM TO CPU: FROM in the knob, an offline of CPU, TO written
+# 300 ms into its brake; the op takes FROM, the next one TO
+mid_brake() {
+	write_knob "$1"
+	hpop op "$3" offline > /tmp/mid.out &
+	sleep 0.3
+	write_knob "$2"
+	wait
+	hp_parse "$(cat /tmp/mid.out)"
+	ms=$(us_to_ms "$OP_US")
+	if [ "$OP_RET" = 0 ] && [ "$OP_US" -ge $(($1 * 1000)) ] &&
+	   [ "$OP_US" -lt $((($1 + 500) * 1000)) ]; then
+		ok "knob $1 -> $2 during the brake: that op took $ms ms, the old value"
+	else
+		not_ok "knob $1 -> $2 during the brake: op ret $OP_RET after $ms ms, expected [$1, $(($1 + 500))) ms"
+	fi
+	check_op "$3" online "$2" $(($2 + 300))
+}
+mid_brake 3000 100 1
+mid_brake 500 2000 2
+
+# three writers braked while the knob swings between 0 and 2000 ms every
+# 0.5 s: all done within 15 s (the 6 s run, a last 2 s brake, the writers
+# queued behind it and the restores at 700 ms), CPUs all back
+hpload -t 3 -d 6 > /tmp/swing.out 2>&1 &
+pid=$!
+t0=$(hpop now)
+for v in 2000 0 1500 10 2000 300 0 2000 50 1000 0 700; do
+	sleep 0.5
+	echo "$v" > "$KNOB"
+done
+wait "$pid"
+rc=$?
+secs=$((($(hpop now) - t0) / 1000000))
+if [ "$rc" = 0 ] && [ "$secs" -le 15 ] &&
+   [ "$(cat /sys/devices/system/cpu/online)" = "$(cat /sys/devices/system/cpu/present)" ]; then
+	ok "knob swinging 0..2000 ms under 3 writers: hpload done in $secs s, all CPUs online ($(grep '^total' /tmp/swing.out))"
+else
+	not_ok "knob swinging: hpload exit $rc after $secs s (6 s run), online $(cat /sys/devices/system/cpu/online)"
+fi
 ktap_done
