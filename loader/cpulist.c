@@ -6,6 +6,24 @@
 #include "cpulist.h"
 #include "hpop.h"
 
+/*
+ * Quote at most 40 bytes of s[0..len) into dst, non-printable bytes as
+ * '?', so that a reason stays on one line whatever it was given.
+ */
+static const char *quote(char *dst, size_t dstlen, const char *s, size_t len)
+{
+	size_t i, n = len > 40 ? 40 : len;
+
+	if (n >= dstlen)
+		n = dstlen - 1;
+	for (i = 0; i < n; i++)
+		dst[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	dst[i] = '\0';
+	if (n < len && dstlen > 4 && n >= 3)
+		memcpy(dst + n - 3, "...", 3);
+	return dst;
+}
+
 static int parse_cpu(const char *s, size_t len, long *out)
 {
 	char buf[16];
@@ -20,6 +38,7 @@ static int parse_cpu(const char *s, size_t len, long *out)
 int cpulist_parse(const char *s, bool *set, int *nr, char *why, size_t whylen)
 {
 	const char *p = s, *end, *dash;
+	char q1[48], q2[48];
 	long lo, hi, c;
 
 	memset(set, 0, CPULIST_MAX * sizeof(*set));
@@ -36,19 +55,22 @@ int cpulist_parse(const char *s, bool *set, int *nr, char *why, size_t whylen)
 		if (dash) {
 			if (parse_cpu(p, dash - p, &lo) ||
 			    parse_cpu(dash + 1, end - dash - 1, &hi)) {
-				snprintf(why, whylen, "bad range '%.*s' in CPU list '%s'",
-					 (int)(end - p), p, s);
+				snprintf(why, whylen, "bad range '%s' in CPU list '%s'",
+					 quote(q1, sizeof(q1), p, end - p),
+					 quote(q2, sizeof(q2), s, strlen(s)));
 				return -1;
 			}
 			if (lo > hi) {
-				snprintf(why, whylen, "descending range '%.*s' in CPU list '%s'",
-					 (int)(end - p), p, s);
+				snprintf(why, whylen, "descending range '%s' in CPU list '%s'",
+					 quote(q1, sizeof(q1), p, end - p),
+					 quote(q2, sizeof(q2), s, strlen(s)));
 				return -1;
 			}
 		} else {
 			if (parse_cpu(p, end - p, &lo)) {
-				snprintf(why, whylen, "bad CPU '%.*s' in CPU list '%s'",
-					 (int)(end - p), p, s);
+				snprintf(why, whylen, "bad CPU '%s' in CPU list '%s'",
+					 quote(q1, sizeof(q1), p, end - p),
+					 quote(q2, sizeof(q2), s, strlen(s)));
 				return -1;
 			}
 			hi = lo;
@@ -62,7 +84,8 @@ int cpulist_parse(const char *s, bool *set, int *nr, char *why, size_t whylen)
 			break;
 		p = end + 1;
 		if (!*p) {
-			snprintf(why, whylen, "trailing comma in CPU list '%s'", s);
+			snprintf(why, whylen, "trailing comma in CPU list '%s'",
+				 quote(q2, sizeof(q2), s, strlen(s)));
 			return -1;
 		}
 	}

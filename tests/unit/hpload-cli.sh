@@ -23,7 +23,7 @@ expect_exit() {
 }
 
 echo "KTAP version 1"
-echo "1..19"
+echo "1..32"
 expect_exit 64 "unknown option" -x
 expect_exit 64 "stray argument" now
 expect_exit 64 "-t missing" -t
@@ -32,8 +32,18 @@ expect_exit 64 "-t zero" -t 0
 expect_exit 64 "-t over 256" -t 257
 expect_exit 64 "-t negative" -t -1
 expect_exit 64 "-t overflowing" -t 99999999999999999999
+expect_exit 64 "-t non-numeric" -t three
+expect_exit 64 "unknown long option" --frobnicate
+expect_exit 64 "-d missing" -d
+expect_exit 64 "-d empty" -d ""
 expect_exit 64 "-d zero" -d 0
+expect_exit 64 "-d negative" -d -5
+expect_exit 64 "-d over a day" -d 86401
+expect_exit 64 "-d overflowing" -d 99999999999999999999
 expect_exit 64 "-d non-numeric" -d 1m
+expect_exit 64 "-p missing" -p
+expect_exit 64 "-p empty" -p ""
+expect_exit 64 "-c missing" -c
 expect_exit 64 "-p unknown" -p zigzag
 expect_exit 64 "-c 1-" -c 1-
 expect_exit 64 "-c 3-1" -c 3-1
@@ -41,6 +51,13 @@ expect_exit 64 "-c a" -c a
 expect_exit 64 "-c empty" -c ""
 expect_exit 64 "-c 99 (no such CPU)" -c 99
 expect_exit 64 "-c 1,,2" -c 1,,2
+# a reason stays on one line whatever the list holds
+"$hpload" -c "$(printf '1\n2')" > /dev/null 2> "$tmp"
+if [ "$?" = 64 ] && grep -q "^[^:]*: bad CPU '1?2' in CPU list '1?2'$" "$tmp"; then
+	result ok "-c with a newline: exit 64, one-line reason"
+else
+	result fail "-c with a newline: $(head -n 2 "$tmp" | tr '\n' '|')"
+fi
 if [ -e /etc/hpbrake-guest ]; then
 	result ok "refuses outside a guest # SKIP this is an hpbrake guest"
 	result ok "refuses outside a guest # SKIP this is an hpbrake guest"

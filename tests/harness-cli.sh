@@ -1,0 +1,36 @@
+#!/bin/bash
+# The host-side scripts refuse bad input with a clear error and change
+# nothing: vm/run's options, vm/build-kernel's variant, tests/fuzz/run's
+# time. KTAP output.
+set -u
+. "$(dirname "$0")/lib/ktap.sh"
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+
+# expect DESC WANT_RC WANT_MESSAGE CMD...
+expect() {
+	local desc=$1 want=$2 msg=$3 rc
+	shift 3
+	"$@" > /dev/null 2> "$tmp"
+	rc=$?
+	if [ "$rc" = "$want" ] && grep -q -- "$msg" "$tmp"; then
+		result ok "$desc: exit $rc, $(grep -m 1 -- "$msg" "$tmp")"
+	else
+		result fail "$desc: exit $rc (want $want), $(head -n 1 "$tmp")"
+	fi
+}
+
+echo "KTAP version 1"
+echo "1..10"
+expect "vm/run -t 0" 1 "wants a positive number of seconds" "$root/vm/run" -t 0 brake
+expect "vm/run -t abc" 1 "wants a positive number of seconds" "$root/vm/run" -t abc brake
+expect "vm/run -c 0" 1 "wants a positive number of CPUs" "$root/vm/run" -c 0 brake
+expect "vm/run unknown scenario" 1 "no scenario tests/guest/nosuch.sh" "$root/vm/run" nosuch
+expect "vm/run unknown option" 64 "usage" "$root/vm/run" -z brake
+expect "vm/run no kernel" 1 "no kernel at" "$root/vm/run" -k /nonexistent brake
+expect "vm/run bad ACCEL" 1 "ACCEL must be auto, kvm or tcg" env ACCEL=xen "$root/vm/run" brake
+expect "vm/build-kernel unknown variant" 1 "unknown variant 'fast'" "$root/vm/build-kernel" 6.1 fast
+expect "vm/build-kernel unknown tree" 1 "not found" "$root/vm/build-kernel" 9.9
+expect "tests/fuzz/run 0 s" 1 "SECONDS must be a positive number" "$root/tests/fuzz/run" 0 cpulist
+[ "$ktap_failed" = 0 ]
