@@ -23,7 +23,7 @@ expect_exit() {
 }
 
 echo "KTAP version 1"
-echo "1..32"
+echo "1..30"
 expect_exit 64 "unknown option" -x
 expect_exit 64 "stray argument" now
 expect_exit 64 "-t missing" -t
