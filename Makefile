@@ -3,6 +3,9 @@
 
 KVER ?= 6.1
 KVERS ?= 6.1 6.12
+# base trees that also get a debug kernel (lockdep, atomic sleep, hung task)
+DEBUG_KVERS ?= 6.1
+export DEBUG_KVERS
 VARIANT ?= braked
 ARGS ?=
 
@@ -30,7 +33,7 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: all deps kernels initramfs check check-host check-guest demo shell \
-	bench-overhead gate report help clean distclean
+	bench-overhead gate report soak fuzz help clean distclean
 
 GUEST_BINS := $(OUT)/hpop $(OUT)/hplat $(OUT)/hpload
 INITRAMFS := $(OUT)/initramfs.cpio.gz
@@ -104,14 +107,30 @@ $(OUT)/test_hplat_opts: tests/unit/hplat_opts_main.c loader/hplat_opts.c loader/
 	$(msg) CC-SAN $@
 	$(Q)$(CC) -O1 -g $(WFLAGS) $(SANFLAGS) -Iloader -o $@ $(filter %.c,$^)
 
-$(OUT):
+$(OUT) $(OUT)/fuzz:
 	$(Q)mkdir -p $@
+
+# libFuzzer harnesses (clang, with ASan + UBSan); tests/fuzz/corpus/NAME/
+# holds their seeds and every input that once crashed them.
+FUZZERS := cpulist opts report
+FUZZ_BINS := $(FUZZERS:%=$(OUT)/fuzz/fuzz_%)
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-Wall -Wextra -Werror -Iloader -Ibpf
+
+$(OUT)/fuzz/fuzz_cpulist: tests/fuzz/fuzz_cpulist.c loader/cpulist.c loader/cpulist.h loader/hpop.h | $(OUT)/fuzz
+$(OUT)/fuzz/fuzz_opts: tests/fuzz/fuzz_opts.c loader/hplat_opts.c loader/hplat_opts.h loader/hpop.h | $(OUT)/fuzz
+$(OUT)/fuzz/fuzz_report: tests/fuzz/fuzz_report.c loader/hplat_report.c loader/hplat_report.h bpf/hplat.h | $(OUT)/fuzz
+
+$(FUZZ_BINS):
+	$(msg) FUZZER $@
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) -lm
 
 deps:
 	$(Q)vm/deps $(KVERS)
 
 kernels: deps
-	$(Q)vm/build-kernel $(KVER)
+	$(Q)vm/build-kernel $(KVER) $$(case " $(DEBUG_KVERS) " in *" $(KVER) "*) echo debug;; esac)
 
 # Also takes stress-ng, bash-static and the extracted tree's cpu-hotplug
 # selftest, when present.
@@ -122,21 +141,28 @@ $(INITRAMFS): vm/init vm/mkinitramfs $(wildcard tests/guest/*.sh tests/guest/lib
 initramfs: $(INITRAMFS)
 
 HOST_TESTS := $(OUT)/hpop-san $(OUT)/test_hpop_parse $(OUT)/test_hplat_report \
-	$(OUT)/test_hplat_opts $(OUT)/test_cpulist $(OUT)/hpload-san $(OUT)/hplat $(OUT)/hpload
+	$(OUT)/test_hplat_opts $(OUT)/test_cpulist $(OUT)/hpload-san $(OUT)/hplat $(OUT)/hpload \
+	$(FUZZ_BINS)
 
 check-host: $(HOST_TESTS)
 	$(Q)tests/run host
 
+# vanilla and braked kernels of each of $(KVERS), and the debug kernel of
+# those also in $(DEBUG_KVERS)
+BUILD_KERNELS = for v in $(KVERS); do \
+		vm/build-kernel $$v $$(case " $(DEBUG_KVERS) " in *" $$v "*) echo debug;; esac) || exit 1; \
+	done
+
 # Kernels first: vmlinux.h, and so hplat, follow the kernel they describe.
 check-guest: deps
-	$(Q)for v in $(KVERS); do vm/build-kernel $$v || exit 1; done
+	$(Q)$(BUILD_KERNELS)
 	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
 	$(Q)tests/run $(KVERS)
 
 # Every test: host unit tests, then guest tests on both kernels of each
 # base tree; ends with "N passed, N failed".
 check: deps
-	$(Q)for v in $(KVERS); do vm/build-kernel $$v || exit 1; done
+	$(Q)$(BUILD_KERNELS)
 	$(Q)$(MAKE) -s --no-print-directory $(HOST_TESTS) $(INITRAMFS)
 	$(Q)tests/run host $(KVERS) report
 
@@ -171,6 +197,17 @@ bench-overhead: deps
 	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
 	$(Q)KVER=$(KVER) vm/bench-overhead
 
+# Each fuzzer for FUZZ_SECONDS, from its corpus in tests/fuzz/corpus/;
+# new inputs go to build/fuzz/corpus/, crashes to build/fuzz/crash-*.
+fuzz: $(FUZZ_BINS)
+	$(Q)tests/fuzz/run $(FUZZ_SECONDS) $(FUZZERS)
+
+# The long soak (SOAK_LONG, default 120 s) on every kernel of $(KVERS).
+soak: deps
+	$(Q)$(BUILD_KERNELS)
+	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
+	$(Q)tests/run $(addprefix soak-,$(KVERS))
+
 help:
 	@echo 'hpbrake targets:'
 	@echo '  all        build the tools (default): build/hpop, build/hplat,'
@@ -178,7 +215,9 @@ help:
 	@echo '             (hplat needs the 6.1 vanilla kernel for vmlinux.h)'
 	@echo '  deps       install missing Debian packages (apt-get, as root)'
 	@echo '  kernels    build vanilla and braked kernels of KVER (default 6.1)'
-	@echo '             into build/kernel/KVER/{vanilla,braked}/'
+	@echo '             into build/kernel/KVER/{vanilla,braked}/, and the'
+	@echo '             lockdep one (debug/) if KVER is in DEBUG_KVERS'
+	@echo '             ($(DEBUG_KVERS))'
 	@echo '  initramfs  build/initramfs.cpio.gz: busybox + tools + scenarios'
 	@echo '  check      every test: host unit tests, guest tests on vanilla'
 	@echo '             and braked kernels of $(KVERS); KTAP output'
@@ -195,9 +234,14 @@ help:
 	@echo '             checked in headless Chromium'
 	@echo '  bench-overhead  hplat overhead on the vanilla kernel, written'
 	@echo '             to docs/overhead.md and docs/hplat.8'
+	@echo '  soak       8 random writers with hplat -T for SOAK_LONG s (120) on'
+	@echo '             every kernel of $(KVERS), debug ones included'
+	@echo '  fuzz       each libFuzzer harness for FUZZ_SECONDS (60): CPU lists,'
+	@echo '             hplat options, figures/histograms/JSON'
 	@echo '  clean      remove build/'
 	@echo '  distclean  also remove the kernel cache ($(HPBRAKE_CACHE))'
-	@echo 'variables: KVER=$(KVER) KVERS="$(KVERS)" V=1 (full commands)'
+	@echo 'variables: KVER=$(KVER) KVERS="$(KVERS)" DEBUG_KVERS="$(DEBUG_KVERS)"'
+	@echo '           V=1 (full commands)'
 
 clean:
 	$(msg) CLEAN $(OUT)
