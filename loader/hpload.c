@@ -222,6 +222,12 @@ static void *writer_fn(void *arg)
 				      opts.nr_cpus];
 		if (opts.pattern != PATTERN_SAME)
 			pthread_mutex_lock(&cpu_locks[cpu]);
+		/* the time may have run out while this writer queued */
+		if (exiting) {
+			if (opts.pattern != PATTERN_SAME)
+				pthread_mutex_unlock(&cpu_locks[cpu]);
+			break;
+		}
 		state = read_online(cpu);
 		if (state < 0) {
 			if (opts.pattern != PATTERN_SAME)
@@ -374,6 +380,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hpload: refusing to plug CPUs outside an hpbrake "
 			"guest (no %s); --force overrides\n", HPBRAKE_GUEST_MARKER);
 		return 1;
+	}
+
+	for (i = 0; i < n; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+			 cpu_ids[i]);
+		if (access(path, W_OK)) {
+			fprintf(stderr, "hpload: cannot write %s: %s (it is root's: "
+				"run as root, or with CAP_DAC_OVERRIDE)\n", path,
+				strerror(errno));
+			return 1;
+		}
 	}
 
 	for (i = 0; i < CPULIST_MAX; i++)

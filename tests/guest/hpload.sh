@@ -1,11 +1,12 @@
 # hpload in the guest: what it counts equals what hplat counts, and it
-# never leaves a CPU offline, also when interrupted.
+# never leaves a CPU offline, also when interrupted; without the rights
+# to write cpuN/online it says so and touches nothing.
 #
 # usage: hpload.sh SECONDS
 . /scenarios/lib/ktap.sh
 
 secs=${1:-8}
-ktap_plan 4
+ktap_plan 5
 out=/tmp/hplat.json
 
 all_online() {
@@ -55,5 +56,14 @@ if grep -q '^total' /tmp/hpload.txt; then
 	ok "SIGINT: the summary is printed ($(grep '^total' /tmp/hpload.txt))"
 else
 	not_ok "SIGINT: no summary: $(tail -n 1 /tmp/hpload.txt)"
+fi
+mask=$(cat /sys/devices/system/cpu/online)
+su -s /bin/sh nobody -c 'hpload -d 1' > /tmp/nopriv.out 2>&1
+rc=$?
+if [ "$rc" = 1 ] && grep -q 'CAP_DAC_OVERRIDE' /tmp/nopriv.out &&
+   [ "$(cat /sys/devices/system/cpu/online)" = "$mask" ]; then
+	ok "as uid 65534: exit 1, CPUs untouched, $(head -n 1 /tmp/nopriv.out)"
+else
+	not_ok "as uid 65534: exit $rc: $(head -n 1 /tmp/nopriv.out)"
 fi
 ktap_done
