@@ -1,7 +1,7 @@
 #!/bin/bash
 # vm/run against guests that go wrong on purpose: each one must fail the
 # run within its timeout, say why, show the last console lines, and leave
-# no QEMU process behind. The broken guests are tiny initramfs images
+# no QEMU process behind (one that reports and lingers keeps its status). The broken guests are tiny initramfs images
 # (static busybox and a one-line /init), booted on a real kernel. KTAP.
 #
 # usage: tests/harness.sh KVER VARIANT
@@ -57,7 +57,7 @@ run_case() {
 }
 
 echo "KTAP version 1"
-echo "1..12"
+echo "1..15"
 # PID 1 exits: "Attempted to kill init!", and panic=-1 reboots at once
 initramfs panic 'exit 3'
 run_case panic 60 1 'guest kernel panicked'
@@ -71,4 +71,8 @@ run_case silent 60 1 'guest ended without an exit status'
 # reported status stands
 initramfs linger 'echo "hpbrake-exit: 0" > /dev/ttyS1; while :; do /bin/busybox sleep 1; done'
 run_case linger 60 0 'reported but did not power off'
+# it reports success, but the kernel log shows a WARNING (written to
+# /dev/kmsg here: the console scan must catch it whatever its source)
+initramfs splat 'echo "WARNING: CPU: 0 PID: 1 at harness.sh:1 fake+0x0/0x0" > /dev/kmsg; echo "hpbrake-exit: 0" > /dev/ttyS1; /bin/busybox poweroff -f'
+run_case splat 60 1 'guest kernel reported a problem'
 [ "$ktap_failed" = 0 ]
