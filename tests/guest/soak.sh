@@ -22,9 +22,9 @@ ktap_plan 9
 out=/tmp/soak.json
 echo "# $(uname -r), $(nproc) CPUs online, brake: $(cat "$KNOB" 2>/dev/null || echo none)"
 
-# what the kernel log must never show (case matters: lockdep's banner
-# mentions LOCKDEP in capitals)
-SPLAT='WARNING: |BUG: |Oops|general protection fault|INFO: task .* blocked for more than|circular locking dependency|inconsistent lock state|recursive locking detected|lockdep is turned off|DEBUG_LOCKS_WARN_ON|Call Trace:'
+# what the kernel log must never show: the pattern vm/run looks for on
+# the console too
+SPLAT=$(cat /scenarios/lib/splat.ere)
 dmesg -c > /dev/null
 
 if [ -n "$tiny" ]; then
