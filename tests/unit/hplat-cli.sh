@@ -36,7 +36,7 @@ good() {
 }
 
 echo "KTAP version 1"
-echo "1..37"
+echo "1..48"
 bad "unknown option" -x
 bad "unknown long option" --frobnicate
 bad "-d missing" -d
@@ -47,14 +47,22 @@ bad "-d non-numeric" -d ten
 bad "-d trailing junk" -d 10s
 bad "-d overflowing" -d 99999999999999999999
 bad "-d over a day" -d 86401
+bad "-i missing" -i
+bad "-i empty" -i ""
 bad "-i zero" -i 0
+bad "-i negative" -i -1
+bad "-i overflowing" -i 99999999999999999999
 bad "-i non-numeric" -i x
 bad "-L width zero" -L0
 bad "-L width over 60000" -L60001
 bad "-L width non-numeric" --linear=abc
+bad "-L width negative" -L-5
+bad "-L width overflowing" -L99999999999999999999
 bad "interval positional zero" 0
 bad "count zero" 1 0
 bad "count negative" 1 -3
+bad "count non-numeric" 1 many
+bad "interval positional non-numeric" soon
 bad "three positionals" 1 2 3
 bad "interval given twice" -i 1 2
 bad "-i trailing junk" -i 1x
@@ -63,6 +71,9 @@ bad "-B not a power of two" -T -B 12
 bad "-B under a page" -T -B 2
 bad "-B over 64 MiB" -T -B 131072
 bad "-B negative" -T -B -4
+bad "-B empty" -T -B ""
+bad "-B non-numeric" -T -B big
+bad "-B overflowing" -T -B 99999999999999999999
 bad "-B without -T" -B 4
 bad "--btf empty" --btf ""
 bad "-L empty" --linear=
