@@ -15,7 +15,6 @@ fi
 ktap_plan 16
 echo "# $(uname -r), $(nproc) CPUs online, brake: $brake"
 out=/tmp/hplat.json
-rm -f /tmp/us.online /tmp/us.offline
 
 # timed OP CPU: one op, its user-space latency appended to /tmp/us.OP
 timed() {
@@ -25,23 +24,54 @@ timed() {
 
 # 1..8: one hplat run with -C -S -L over 6 offline and 6 online ops:
 # cpu1 once, cpu2 twice, cpu3 three times.
-if hplat_start "$out" -j -C -S -L; then
-	ok "hplat attached ($(sed -n 's/.*"attach_mode": "\([a-z]*\)", "attach_ms": \([0-9.]*\).*/\1 in \2 ms/p' "$out" | head -n 1))"
+measure() {
+	rm -f /tmp/us.online /tmp/us.offline
+	attached=""
+	if hplat_start "$out" -j -C -S -L; then
+		attached=$(sed -n 's/.*"attach_mode": "\([a-z]*\)", "attach_ms": \([0-9.]*\).*/\1 in \2 ms/p' "$out" | head -n 1)
+	fi
+	for cpu in 1 2 2 3 3 3; do
+		timed offline "$cpu"
+		timed online "$cpu"
+	done
+	hplat_stop
+	set -- $(op_figs "$out" offline)
+	off_count=$1 off_err=$2 off_min=$3 off_p50=$5 off_p99=$6 off_max=$7
+	set -- $(op_figs "$out" online)
+	on_count=$1 on_err=$2 on_min=$3 on_p50=$5 on_p99=$6 on_max=$7
+}
+
+# agree OP: hplat's and hpop's min/p50/max of OP, each within 5 ms;
+# sets k and u to the two triples
+agree() {
+	if [ "$1" = offline ]; then
+		k="$off_min $off_p50 $off_max"
+	else
+		k="$on_min $on_p50 $on_max"
+	fi
+	set -- $(us_stats "/tmp/us.$1")
+	u="$2 $3 $4"
+	set -- $k $u
+	within "$1" "$4" 5000 && within "$2" "$5" 5000 && within "$3" "$6" 5000
+}
+
+measure
+# One more run if they disagree: make check boots two TCG guests on two
+# cores, and a vCPU the host preempts between the write and the kernel
+# function adds to the user-space time only (6.8 ms once, in 1 of about
+# 20 runs). The checks below all use the last run; a second
+# disagreement fails.
+if [ "$brake" != none ] && ! { agree offline && agree online; }; then
+	echo "# min/p50/max disagree by more than 5 ms (hplat $k, hpop $u us): measuring again"
+	measure
+fi
+if [ -n "$attached" ]; then
+	ok "hplat attached ($attached)"
 else
 	not_ok "hplat attached"
 fi
-for cpu in 1 2 2 3 3 3; do
-	timed offline "$cpu"
-	timed online "$cpu"
-done
-hplat_stop
 check_eq "hplat exits 0 on SIGINT with a summary" \
 	"$HPLAT_RC $(grep -c '"ops_per_s"' "$out")" "0 1"
-
-set -- $(op_figs "$out" offline)
-off_count=$1 off_err=$2 off_min=$3 off_p50=$5 off_p99=$6 off_max=$7
-set -- $(op_figs "$out" online)
-on_count=$1 on_err=$2 on_min=$3 on_p50=$5 on_p99=$6 on_max=$7
 check_eq "exact counts: 6 offline, 6 online, no errors" \
 	"$off_count $off_err $on_count $on_err" "6 0 6 0"
 
@@ -61,20 +91,12 @@ fi
 
 # min/p50/max against the user-space timings of the same ops (5 ms)
 for op in offline online; do
-	if [ $op = offline ]; then
-		k="$off_min $off_p50 $off_max"
-	else
-		k="$on_min $on_p50 $on_max"
-	fi
-	set -- $(us_stats "/tmp/us.$op")
-	u="$2 $3 $4"
-	set -- $k $u
-	if [ "$brake" = none ]; then
+	if agree "$op" && [ "$brake" != none ]; then
+		ok "$op min/p50/max agree with user space within 5 ms: hplat $k, hpop $u us"
+	elif [ "$brake" = none ]; then
 		# the 5 ms bound is for braked ops; a vanilla op of a few ms can
 		# lose more than that to the guest's scheduling alone
 		ok "$op min/p50/max: hplat $k, hpop $u us # SKIP the 5 ms bound is for the braked kernel"
-	elif within "$1" "$4" 5000 && within "$2" "$5" 5000 && within "$3" "$6" 5000; then
-		ok "$op min/p50/max agree with user space within 5 ms: hplat $k, hpop $u us"
 	else
 		not_ok "$op min/p50/max: hplat $k, hpop $u us, differ by more than 5 ms"
 	fi
