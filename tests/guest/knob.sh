@@ -60,14 +60,24 @@ check_op 2 offline 0 200
 check_op 2 online 0 200
 
 # mid_brake FROM TO CPU: FROM in the knob, an offline of CPU, TO written
-# 300 ms into its brake; the op takes FROM, the next one TO
-mid_brake() {
+# 300 ms into its brake; the op takes FROM, the next one TO (over the
+# upper bound, as in check_op, the whole sequence is done once more)
+mid_brake_once() {
 	write_knob "$1"
 	hpop op "$3" offline > /tmp/mid.out &
 	sleep 0.3
 	write_knob "$2"
 	wait
 	hp_parse "$(cat /tmp/mid.out)"
+}
+
+mid_brake() {
+	mid_brake_once "$@"
+	if [ "$OP_RET" = 0 ] && [ "$OP_US" -ge $((($1 + 500) * 1000)) ]; then
+		echo "# knob $1 -> $2: the op took $(us_to_ms "$OP_US") ms, over $(($1 + 500)) ms: measuring again"
+		hp_op "$3" online
+		mid_brake_once "$@"
+	fi
 	ms=$(us_to_ms "$OP_US")
 	if [ "$OP_RET" = 0 ] && [ "$OP_US" -ge $(($1 * 1000)) ] &&
 	   [ "$OP_US" -lt $((($1 + 500) * 1000)) ]; then

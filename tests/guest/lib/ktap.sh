@@ -53,11 +53,20 @@ cpu_state() {
 
 # check_op CPU OP LO_MS HI_MS: one timed operation whose latency must lie
 # in [LO_MS, HI_MS) and that must leave the CPU in the asked state.
+# Noise only ever adds time: an op over HI_MS (two TCG guests share the
+# host's two cores in make check, and a preempted vCPU stalls the op) is
+# undone and measured once more, saying so; one under LO_MS is not.
 check_op() {
 	cpu=$1 op=$2 lo=$3 hi=$4
-	want=1
-	[ "$op" = offline ] && want=0
+	want=1 back=offline
+	[ "$op" = offline ] && want=0 back=online
 	hp_op "$cpu" "$op"
+	if [ "$OP_RET" = 0 ] && [ "$(cpu_state "$cpu")" = "$want" ] &&
+	   [ "$OP_US" -ge $((hi * 1000)) ]; then
+		echo "# $op cpu$cpu took $(us_to_ms "$OP_US") ms, over $hi ms: measuring again"
+		hp_op "$cpu" "$back"
+		hp_op "$cpu" "$op"
+	fi
 	ms=$(us_to_ms "$OP_US")
 	if [ "$OP_RET" != 0 ]; then
 		not_ok "$op cpu$cpu failed with $OP_ERRNO after $ms ms"
