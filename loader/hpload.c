@@ -89,12 +89,20 @@ static const struct argp_option options[] = {
 	{ 0 },
 };
 
+#define ONLINE_PATH_MAX 64
+
+/* /sys/devices/system/cpu/cpuCPU/online, in buf */
+static const char *online_path(char *buf, int cpu)
+{
+	snprintf(buf, ONLINE_PATH_MAX, "/sys/devices/system/cpu/cpu%d/online", cpu);
+	return buf;
+}
+
 static bool hotpluggable(int cpu)
 {
-	char path[64];
+	char path[ONLINE_PATH_MAX];
 
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	return access(path, F_OK) == 0;
+	return access(online_path(path, cpu), F_OK) == 0;
 }
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
@@ -158,11 +166,10 @@ static long long now_us(void)
 
 static int read_online(int cpu)
 {
-	char path[64], c = '1';
+	char path[ONLINE_PATH_MAX], c = '1';
 	int fd;
 
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	fd = open(path, O_RDONLY);
+	fd = open(online_path(path, cpu), O_RDONLY);
 	if (fd < 0)
 		return -1;
 	if (read(fd, &c, 1) != 1)
@@ -174,12 +181,11 @@ static int read_online(int cpu)
 /* Write 1 or 0 once; 0 or the errno. */
 static int write_online(int cpu, int on, long long *lat)
 {
-	char path[64];
+	char path[ONLINE_PATH_MAX];
 	long long t0;
 	int fd, err = 0;
 
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	fd = open(path, O_WRONLY);
+	fd = open(online_path(path, cpu), O_WRONLY);
 	if (fd < 0)
 		return errno;
 	t0 = now_us();
@@ -353,6 +359,7 @@ int main(int argc, char **argv)
 		.options = options, .parser = parse_arg, .doc = doc,
 	};
 	struct timespec tick = { .tv_nsec = 50000000 };
+	char path[ONLINE_PATH_MAX];
 	long long t0, t_end;
 	int i, n = 0, err = 0, started = 0, restored;
 	double secs;
@@ -361,15 +368,16 @@ int main(int argc, char **argv)
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 64;
 	for (i = 0; i < CPULIST_MAX; i++) {
-		if (opts.cpus_given ? opts.cpus[i] : i > 0 && hotpluggable(i)) {
-			if (!hotpluggable(i)) {
-				fprintf(stderr, "hpload: cpu%d is not hot-pluggable "
-					"(no /sys/devices/system/cpu/cpu%d/online)\n",
-					i, i);
-				return 64;
-			}
-			cpu_ids[n++] = i;
+		if (opts.cpus_given ? !opts.cpus[i] : i == 0)
+			continue;
+		if (!hotpluggable(i)) {
+			if (!opts.cpus_given)
+				continue;
+			fprintf(stderr, "hpload: cpu%d is not hot-pluggable (no %s)\n",
+				i, online_path(path, i));
+			return 64;
 		}
+		cpu_ids[n++] = i;
 	}
 	opts.nr_cpus = n;
 	if (!n) {
@@ -383,11 +391,7 @@ int main(int argc, char **argv)
 	}
 
 	for (i = 0; i < n; i++) {
-		char path[64];
-
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
-			 cpu_ids[i]);
-		if (access(path, W_OK)) {
+		if (access(online_path(path, cpu_ids[i]), W_OK)) {
 			fprintf(stderr, "hpload: cannot write %s: %s (it is root's: "
 				"run as root, or with CAP_DAC_OVERRIDE)\n", path,
 				strerror(errno));
