@@ -148,5 +148,9 @@ hp_parse "$(hpop write $CPU/cpu0/hotplug/target 0)"
 check_eq "taking the last online CPU down: EBUSY, cpu0 online at its state" \
 	"$OP_ERRNO $(cat $CPU/online) $(cat $CPU/cpu0/hotplug/state)" "EBUSY 0 $st0"
 for c in 1 2 3; do hp_op $c online; done
-check_eq "every CPU back online" "$(cat $CPU/online)" "$(cat $CPU/present)"
+if all_online; then
+	ok "every CPU back online"
+else
+	not_ok "every CPU back online: online $(cat $CPU/online)"
+fi
 ktap_done

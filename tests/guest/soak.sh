@@ -59,18 +59,13 @@ check_eq "hpload exits 0 after $secs s of 8 random writers" "$load_rc" 0
 check_eq "hplat exits 0 with a summary" \
 	"$HPLAT_RC $(grep -c '"ops_per_s"' "$out")" "0 1"
 
-l_off=$(sed -n 's/.*"offline": {"ops": \([0-9]*\).*/\1/p' /tmp/hpload.json)
-l_on=$(sed -n 's/.*"online": {"ops": \([0-9]*\).*/\1/p' /tmp/hpload.json)
-l_back=$(sed -n 's/.*"restored_cpus": \([0-9]*\).*/\1/p' /tmp/hpload.json)
+# sets k_off, k_off_err, k_on, k_on_err too
+check_load "hpload's successful ops equal hplat's (offline, online)" \
+	/tmp/hpload.json "$out"
 set -- $(op_figs "$out" offline)
-k_off=${1:-0} k_off_err=${2:-0} off_p99=${6:-0}
+off_p99=${6:-0}
 set -- $(op_figs "$out" online)
-k_on=${1:-0} k_on_err=${2:-0} on_p99=${6:-0}
-# failed ops count in hplat (and in hpload's errors): successes compared;
-# the CPUs hpload brings back at the end are online ops hplat sees too
-check_eq "hpload's successful ops equal hplat's (offline, online)" \
-	"${l_off:-?} $((${l_on:-0} + ${l_back:-0}))" \
-	"$((k_off - k_off_err)) $((k_on - k_on_err))"
+on_p99=${6:-0}
 
 t_off=$(grep -c '"event": "op", .*"op": "offline"' "$out")
 t_on=$(grep -c '"event": "op", .*"op": "online"' "$out")
@@ -94,8 +89,11 @@ if [ -s /tmp/soak.dmesg ]; then
 else
 	ok "kernel log clean: no WARNING, BUG, Oops, lockdep report or hung task"
 fi
-check_eq "every CPU online at the end" \
-	"$(cat /sys/devices/system/cpu/online)" "$(cat /sys/devices/system/cpu/present)"
+if all_online; then
+	ok "every CPU online at the end"
+else
+	not_ok "every CPU online at the end: online $(cat /sys/devices/system/cpu/online)"
+fi
 # on a lockdep kernel: the validator was still on at the end (a report
 # turns it off for good), so the brake's sleep under the device hotplug
 # lock was checked for the whole run

@@ -127,6 +127,28 @@ op_figs() {
 	grep '"ops_per_s"' "$1" | tail -n 1 | sed -n "s/.*\"$2\": {\"count\": \([0-9]*\), \"errors\": \([0-9]*\), \"errors_by_errno\": {[^}]*}, \"min_us\": \([0-9.]*\), \"mean_us\": \([0-9.]*\), \"p50_us\": \([0-9.]*\), \"p90_us\": [0-9.]*, \"p99_us\": \([0-9.]*\), \"max_us\": \([0-9.]*\).*/\1 \2 \3 \4 \5 \6 \7/p"
 }
 
+# all_online: every present CPU is online
+all_online() {
+	[ "$(cat /sys/devices/system/cpu/online)" = "$(cat /sys/devices/system/cpu/present)" ]
+}
+
+# check_load DESC HPLOAD_JSON HPLAT_JSON: hpload's successful ops equal
+# hplat's, per op type (offline online). hplat counts failed ops too, so
+# its count less its errors; the CPUs hpload brings back online at the
+# end are online ops hplat sees too.
+check_load() {
+	desc=$1 hplat_json=$3
+	l_off=$(sed -n 's/.*"offline": {"ops": \([0-9]*\).*/\1/p' "$2")
+	l_on=$(sed -n 's/.*"online": {"ops": \([0-9]*\).*/\1/p' "$2")
+	l_back=$(sed -n 's/.*"restored_cpus": \([0-9]*\).*/\1/p' "$2")
+	set -- $(op_figs "$hplat_json" offline)
+	k_off=${1:-0} k_off_err=${2:-0}
+	set -- $(op_figs "$hplat_json" online)
+	k_on=${1:-0} k_on_err=${2:-0}
+	check_eq "$desc" "${l_off:-?} $((${l_on:-0} + ${l_back:-0}))" \
+		"$((k_off - k_off_err)) $((k_on - k_on_err))"
+}
+
 # jtop FILE KEY: a top-level number of hplat's last JSON summary.
 jtop() {
 	grep '"ops_per_s"' "$1" | tail -n 1 | sed -n "s/.*\"$2\": \([0-9.]*\).*/\1/p"
