@@ -12,6 +12,8 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +25,6 @@
 #include "hplat_report.h"
 
 #define MAX_THREADS 256
-#define MAX_ERRNO 134
 
 enum pattern { PATTERN_SEQ, PATTERN_RANDOM, PATTERN_SAME };
 
@@ -57,7 +58,9 @@ struct writer {
 	int idx;
 	unsigned int seed;
 	struct samples lat[HPLAT_NR_OPS];
-	unsigned long long errors[HPLAT_NR_OPS][MAX_ERRNO];
+	unsigned long long errors[HPLAT_NR_OPS][HPLAT_ERRNO_SLOTS];
+	/* out of memory for a latency: this writer stopped, and the run */
+	bool oom;
 };
 
 static struct writer writers[MAX_THREADS];
@@ -196,16 +199,21 @@ static int write_online(int cpu, int on, long long *lat)
 	return err;
 }
 
+/* Append one latency; -1, with s unchanged, when out of memory. */
 static int add_sample(struct samples *s, unsigned long long us)
 {
 	unsigned long long *p;
+	size_t cap;
 
 	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 256;
-		p = realloc(s->us, s->cap * sizeof(*p));
+		cap = s->cap ? s->cap * 2 : 256;
+		if (cap > SIZE_MAX / sizeof(*p))
+			return -1;
+		p = realloc(s->us, cap * sizeof(*p));
 		if (!p)
 			return -1;
 		s->us = p;
+		s->cap = cap;
 	}
 	s->us[s->n++] = us;
 	return 0;
@@ -250,10 +258,13 @@ static void *writer_fn(void *arg)
 		if (opts.pattern != PATTERN_SAME)
 			pthread_mutex_unlock(&cpu_locks[cpu]);
 		if (err) {
-			w->errors[op][err < MAX_ERRNO ? err : MAX_ERRNO - 1]++;
+			w->errors[op][hplat_errno_slot(err)]++;
 			if (err == EINTR)
 				continue;
 		} else if (add_sample(&w->lat[op], lat)) {
+			/* an op it cannot count: the figures would be wrong */
+			w->oom = true;
+			exiting = 1;
 			break;
 		}
 	}
@@ -268,33 +279,117 @@ static int cmp_ull(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Bring back every CPU of the list that is offline; how many, or -1. */
-static int restore_cpus(void)
+/*
+ * Bring back every CPU of the list that is not known to be online, also
+ * after a failure on one of them. How many were offline and are back; the
+ * number of failures in *failed.
+ */
+static int restore_cpus(int *failed)
 {
 	long long lat;
-	int i, err, restored = 0;
+	int i, state, err, restored = 0;
 
+	*failed = 0;
 	for (i = 0; i < opts.nr_cpus; i++) {
-		if (read_online(cpu_ids[i]) != 0)
+		state = read_online(cpu_ids[i]);
+		if (state == 1)
 			continue;
+		/* unreadable: writing 1 to an online CPU changes nothing */
 		err = write_online(cpu_ids[i], 1, &lat);
 		if (err) {
 			fprintf(stderr, "hpload: failed to bring cpu%d back online: %s\n",
 				cpu_ids[i], strerror(err));
-			return -1;
+			(*failed)++;
+		} else if (state == 0) {
+			restored++;
 		}
-		restored++;
 	}
 	return restored;
 }
 
-static void report(double secs, int restored)
+/* Report an error on stderr, and as {"error": ...} on stdout with -j. */
+static void fail(const char *fmt, ...)
 {
-	unsigned long long errs[MAX_ERRNO], total_ops = 0;
-	struct samples all;
-	size_t k;
-	int op, t, e;
+	char msg[256];
+	va_list ap;
 
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "hpload: %s\n", msg);
+	if (opts.json) {
+		hplat_print_json_error(stdout, msg);
+		fflush(stdout);
+	}
+}
+
+/* One operation type's figures, over every writer. */
+struct op_figures {
+	size_t ops;
+	unsigned long long min, p50, p99, max;
+	unsigned long long errs[HPLAT_ERRNO_SLOTS];
+};
+
+/* p in 1..100: the smallest sample at or above p percent of them */
+static unsigned long long pct(const unsigned long long *us, size_t n, int p)
+{
+	return n ? us[(n * p + 99) / 100 - 1] : 0;
+}
+
+/* Merge every writer's samples of op into one sorted array; 0 or -1. */
+static int op_figures(int op, struct op_figures *f)
+{
+	unsigned long long *all = NULL;
+	size_t n = 0, k;
+	int t, e;
+
+	memset(f, 0, sizeof(*f));
+	for (t = 0; t < opts.threads; t++) {
+		n += writers[t].lat[op].n;
+		for (e = 0; e < HPLAT_ERRNO_SLOTS; e++)
+			f->errs[e] += writers[t].errors[op][e];
+	}
+	if (!n)
+		return 0;
+	/* one allocation of the exact size, not a realloc per sample */
+	if (n <= SIZE_MAX / sizeof(*all))
+		all = malloc(n * sizeof(*all));
+	if (!all) {
+		fail("out of memory: cannot merge %zu %s latencies", n,
+		     hplat_op_names[op]);
+		return -1;
+	}
+	for (t = 0, k = 0; t < opts.threads; t++) {
+		if (!writers[t].lat[op].n)
+			continue;
+		memcpy(all + k, writers[t].lat[op].us,
+		       writers[t].lat[op].n * sizeof(*all));
+		k += writers[t].lat[op].n;
+	}
+	qsort(all, n, sizeof(*all), cmp_ull);
+	f->ops = n;
+	f->min = all[0];
+	f->p50 = pct(all, n, 50);
+	f->p99 = pct(all, n, 99);
+	f->max = all[n - 1];
+	free(all);
+	return 0;
+}
+
+/* The summary; -1, with nothing printed on stdout, if out of memory. */
+static int report(double secs, int restored, int restore_failed)
+{
+	struct op_figures figs[HPLAT_NR_OPS];
+	unsigned long long total_ops = 0;
+	const struct op_figures *f;
+	char buf[16];
+	int op, e;
+
+	for (op = 0; op < HPLAT_NR_OPS; op++) {
+		if (op_figures(op, &figs[op]))
+			return -1;
+		total_ops += figs[op].ops;
+	}
 	if (opts.json)
 		printf("{\"threads\": %ld, \"cpus\": %d, \"pattern\": \"%s\", "
 		       "\"pin\": %s, \"duration_s\": %.3f", opts.threads,
@@ -305,46 +400,35 @@ static void report(double secs, int restored)
 		printf("hpload: %ld writers on %d CPUs for %.1f s\n",
 		       opts.threads, opts.nr_cpus, secs);
 	for (op = 0; op < HPLAT_NR_OPS; op++) {
-		memset(&all, 0, sizeof(all));
-		memset(errs, 0, sizeof(errs));
-		for (t = 0; t < opts.threads; t++) {
-			for (k = 0; k < writers[t].lat[op].n; k++)
-				add_sample(&all, writers[t].lat[op].us[k]);
-			for (e = 0; e < MAX_ERRNO; e++)
-				errs[e] += writers[t].errors[op][e];
-		}
-		qsort(all.us, all.n, sizeof(*all.us), cmp_ull);
-		total_ops += all.n;
-#define PCT(p) (all.n ? all.us[(all.n * (p) + 99) / 100 - 1] : 0)
+		f = &figs[op];
 		if (opts.json) {
 			printf(", \"%s\": {\"ops\": %zu, \"ops_per_s\": %.3f, "
 			       "\"min_us\": %llu, \"p50_us\": %llu, \"p99_us\": %llu, "
 			       "\"max_us\": %llu, \"errors_by_errno\": {",
-			       hplat_op_names[op], all.n, all.n / secs,
-			       all.n ? all.us[0] : 0, PCT(50), PCT(99),
-			       all.n ? all.us[all.n - 1] : 0);
-			hplat_json_errnos(stdout, errs, MAX_ERRNO);
+			       hplat_op_names[op], f->ops, f->ops / secs, f->min,
+			       f->p50, f->p99, f->max);
+			hplat_json_errnos(stdout, f->errs, HPLAT_ERRNO_SLOTS);
 			printf("}}");
 		} else {
 			printf("%-7s %6zu ops %8.2f ops/s  ms: min %.1f p50 %.1f "
-			       "p99 %.1f max %.1f\n", hplat_op_names[op], all.n,
-			       all.n / secs, (all.n ? all.us[0] : 0) / 1e3,
-			       PCT(50) / 1e3, PCT(99) / 1e3,
-			       (all.n ? all.us[all.n - 1] : 0) / 1e3);
-			for (e = 1; e < MAX_ERRNO; e++)
-				if (errs[e])
-					printf("        errno %d (%s): %llu\n", e,
-					       hplat_errno_name(e) ?: "?", errs[e]);
+			       "p99 %.1f max %.1f\n", hplat_op_names[op], f->ops,
+			       f->ops / secs, f->min / 1e3, f->p50 / 1e3,
+			       f->p99 / 1e3, f->max / 1e3);
+			for (e = 1; e < HPLAT_ERRNO_SLOTS; e++)
+				if (f->errs[e])
+					printf("        %s: %llu\n",
+					       hplat_errno_label(e, buf, sizeof(buf)),
+					       f->errs[e]);
 		}
-#undef PCT
-		free(all.us);
 	}
 	if (opts.json)
-		printf(", \"ops_per_s\": %.3f, \"restored_cpus\": %d}\n",
-		       total_ops / secs, restored);
+		printf(", \"ops_per_s\": %.3f, \"restored_cpus\": %d, "
+		       "\"restore_failed_cpus\": %d}\n", total_ops / secs,
+		       restored, restore_failed);
 	else
 		printf("total   %6llu ops %8.2f ops/s, %d CPUs brought back "
 		       "online after\n", total_ops, total_ops / secs, restored);
+	return 0;
 }
 
 static void on_signal(int sig)
@@ -361,7 +445,7 @@ int main(int argc, char **argv)
 	struct timespec tick = { .tv_nsec = 50000000 };
 	char path[ONLINE_PATH_MAX];
 	long long t0, t_end;
-	int i, n = 0, err = 0, started = 0, restored;
+	int i, n = 0, err = 0, started = 0, restored, restore_failed;
 	double secs;
 
 	argp_err_exit_status = 64;
@@ -408,7 +492,7 @@ int main(int argc, char **argv)
 		writers[i].idx = i;
 		writers[i].seed = (unsigned int)(t0 + i);
 		if (pthread_create(&writers[i].tid, NULL, writer_fn, &writers[i])) {
-			fprintf(stderr, "hpload: failed to start writer %d\n", i);
+			fail("failed to start writer %d", i);
 			exiting = 1;
 			err = 1;
 			break;
@@ -422,10 +506,19 @@ int main(int argc, char **argv)
 	for (i = 0; i < started; i++)
 		pthread_join(writers[i].tid, NULL);
 	secs = (now_us() - t0) / 1e6;
-	restored = restore_cpus();
-	if (!err)
-		report(secs, restored);
-	if (restored < 0)
+	restored = restore_cpus(&restore_failed);
+	for (i = 0; i < started; i++) {
+		if (!writers[i].oom)
+			continue;
+		fail("out of memory: writer %d could not record a latency after "
+		     "%zu offline and %zu online ops", i,
+		     writers[i].lat[HPLAT_OFFLINE].n,
+		     writers[i].lat[HPLAT_ONLINE].n);
+		err = 1;
+	}
+	if (!err && report(secs, restored, restore_failed))
+		err = 1;
+	if (restore_failed)
 		err = 1;
 	for (i = 0; i < started; i++) {
 		free(writers[i].lat[0].us);

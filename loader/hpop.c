@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@ static const char usage_text[] =
 "usage: hpop [-f] [-u UID] [-k MS [-s SIG] [-c]] op CPU online|offline\n"
 "       hpop [-f] [-u UID] [-k MS [-s SIG] [-c]] write FILE STRING\n"
 "       hpop [-u UID] read FILE\n"
+"       hpop timed-read FILE\n"
 "       hpop now\n"
 "\n"
 "  op      write 1 or 0 to /sys/devices/system/cpu/cpuCPU/online and print\n"
@@ -39,16 +41,21 @@ static const char usage_text[] =
 "  write   write STRING (exactly, no newline added; \"\" is a zero-length\n"
 "          write) to FILE and print ret=, errno= and latency_us=\n"
 "  read    print FILE's contents (as UID with -u)\n"
+"  timed-read  read FILE once (64 bytes at most) and print ret=, errno=,\n"
+"          latency_us= (the read(2) alone) and value= (up to the first\n"
+"          newline)\n"
 "  now     print CLOCK_MONOTONIC in microseconds\n"
 "\n"
-"  -u UID  drop to this uid and gid before the write\n"
+"  -u UID  become this uid, the same gid and no supplementary groups\n"
+"          before the write or read\n"
 "  -k MS   do the write in a child and signal it after MS milliseconds;\n"
 "          also print killed=1 if the signal ended it, else killed=0\n"
 "  -s SIG  the signal for -k: KILL (default), INT or TERM\n"
 "  -c      the child catches SIG with a handler that does nothing\n"
 "  -f      run outside an hpbrake guest (writes the host's own sysfs)\n"
 "\n"
-"exit: 0 done, 1 the write failed, 64 usage error\n"
+"exit: 0 done, 1 the write or read failed, or hpop did (then with no\n"
+"      key=value line), 64 usage error\n"
 "\n"
 "EXAMPLES:\n"
 "  hpop op 1 offline        take cpu1 down, print how long it took\n"
@@ -91,12 +98,27 @@ static int write_once(const char *path, const char *buf, long long *lat_us)
 	return err;
 }
 
+/*
+ * Become uid, with gid the same number and no supplementary groups: a
+ * root that kept its groups (disk, adm, ...) would still pass their
+ * permission checks. Groups first, as they need CAP_SETGID.
+ */
 static int drop_to(long uid)
 {
 	if (uid < 0)
 		return 0;
-	if (setgid((gid_t)uid) || setuid((uid_t)uid)) {
-		fprintf(stderr, "hpop: failed to drop to uid %ld: %s\n", uid,
+	if (setgroups(0, NULL)) {
+		fprintf(stderr, "hpop: failed to drop supplementary groups: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	if (setgid((gid_t)uid)) {
+		fprintf(stderr, "hpop: failed to set gid %ld: %s\n", uid,
+			strerror(errno));
+		return -1;
+	}
+	if (setuid((uid_t)uid)) {
+		fprintf(stderr, "hpop: failed to set uid %ld: %s\n", uid,
 			strerror(errno));
 		return -1;
 	}
@@ -117,6 +139,12 @@ static int cat_file(const char *path)
 	}
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 		fwrite(buf, 1, n, stdout);
+	if (ferror(f)) {
+		fprintf(stderr, "hpop: failed to read %s: %s\n", path,
+			strerror(errno));
+		fclose(f);
+		return 1;
+	}
 	fclose(f);
 	return 0;
 }
@@ -144,29 +172,40 @@ static void ignore_signal(int sig)
 /*
  * Run the write in a child that gets signal sig kill_ms into it (caught
  * by an empty handler if catch). The child reports its own result through
- * a pipe if it gets that far.
+ * a pipe if it gets that far. 0 with the write's errno in *err (0 if the
+ * signal ended the child), or -1, said on stderr, when hpop cannot tell
+ * what the write did.
  */
 static int write_killed(const char *path, const char *buf, long uid,
-			long kill_ms, int sig, int catch, long long *lat_us,
-			int *killed)
+			long kill_ms, int sig, int catch, int *err,
+			long long *lat_us, int *killed)
 {
 	struct timespec delay = {
 		.tv_sec = kill_ms / 1000,
 		.tv_nsec = (kill_ms % 1000) * 1000000L,
 	};
+	int status = 0, res = 0, pfd[2];
 	long long t0;
-	int status, err = 0, pfd[2];
-	pid_t pid;
+	ssize_t n;
+	pid_t pid, r;
 
-	if (pipe(pfd))
-		return errno;
+	*err = 0;
+	*killed = 0;
+	/* with SIGCHLD ignored the kernel would reap the child, not waitpid() */
+	signal(SIGCHLD, SIG_DFL);
+	if (pipe(pfd)) {
+		fprintf(stderr, "hpop: failed to create a pipe: %s\n",
+			strerror(errno));
+		return -1;
+	}
 	t0 = now_us();
 	pid = fork();
 	if (pid < 0) {
-		err = errno;
+		fprintf(stderr, "hpop: failed to fork the writer: %s\n",
+			strerror(errno));
 		close(pfd[0]);
 		close(pfd[1]);
-		return err;
+		return -1;
 	}
 	if (pid == 0) {
 		long long lat;
@@ -176,22 +215,42 @@ static int write_killed(const char *path, const char *buf, long uid,
 			signal(sig, ignore_signal);
 		if (drop_to(uid))
 			_exit(1);
-		err = write_once(path, buf, &lat);
-		if (write(pfd[1], &err, sizeof(err)) != sizeof(err))
+		res = write_once(path, buf, &lat);
+		if (write(pfd[1], &res, sizeof(res)) != sizeof(res))
 			_exit(1);
 		_exit(0);
 	}
 	close(pfd[1]);
 	nanosleep(&delay, NULL);
 	kill(pid, sig);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	while ((r = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
 	*lat_us = now_us() - t0;
-	*killed = WIFSIGNALED(status) && WTERMSIG(status) == sig;
-	if (*killed || read(pfd[0], &err, sizeof(err)) != sizeof(err))
-		err = 0;
+	if (r < 0) {
+		fprintf(stderr, "hpop: failed to wait for the writer (pid %d): %s\n",
+			(int)pid, strerror(errno));
+		/* still ours, as nothing else waits for it: it must not live on */
+		kill(pid, SIGKILL);
+		close(pfd[0]);
+		return -1;
+	}
+	n = read(pfd[0], &res, sizeof(res));
 	close(pfd[0]);
-	return err;
+	*killed = WIFSIGNALED(status) && WTERMSIG(status) == sig;
+	if (*killed)
+		return 0;
+	if (n == sizeof(res)) {
+		*err = res;
+		return 0;
+	}
+	/* it ended before the write: drop_to() failed, or a crash */
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "hpop: the writer died of signal %d without a result\n",
+			WTERMSIG(status));
+	else
+		fprintf(stderr, "hpop: the writer exited with status %d without a result\n",
+			WEXITSTATUS(status));
+	return -1;
 }
 
 static const char *errno_name(int err)
@@ -210,6 +269,37 @@ static const char *errno_name(int err)
 	case ERANGE: return "ERANGE";
 	default: return "other";
 	}
+}
+
+/* One timed read(2) of FILE: how long a reader of a sysfs file waits. */
+static int timed_read(const char *path)
+{
+	char buf[65], *nl;
+	long long t0, lat;
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		err = errno;
+		printf("ret=-1 errno=%s latency_us=0 value=\n", errno_name(err));
+		return 1;
+	}
+	t0 = now_us();
+	n = read(fd, buf, sizeof(buf) - 1);
+	lat = now_us() - t0;
+	if (n < 0) {
+		err = errno;
+		n = 0;
+	}
+	close(fd);
+	buf[n] = '\0';
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = '\0';
+	printf("ret=%d errno=%s latency_us=%lld value=%s\n", err ? -1 : 0,
+	       errno_name(err), lat, buf);
+	return err ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -267,14 +357,24 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[0], "now")) {
 		if (argc != 1)
 			usage("now takes no arguments");
+		if (uid >= 0 || kill_ms > 0 || force)
+			usage("now takes no -u, -k or -f");
 		printf("%lld\n", now_us());
 		return 0;
 	} else if (!strcmp(argv[0], "read")) {
 		if (argc != 2)
 			usage("read takes FILE");
+		if (kill_ms > 0)
+			usage("read takes no -k");
 		if (drop_to(uid))
 			return 1;
 		return cat_file(argv[1]);
+	} else if (!strcmp(argv[0], "timed-read")) {
+		if (argc != 2)
+			usage("timed-read takes FILE");
+		if (uid >= 0 || kill_ms > 0)
+			usage("timed-read takes no -u or -k");
+		return timed_read(argv[1]);
 	} else if (!strcmp(argv[0], "op")) {
 		if (argc != 3)
 			usage("op takes CPU and online|offline");
@@ -304,8 +404,9 @@ int main(int argc, char **argv)
 	}
 
 	if (kill_ms > 0) {
-		err = write_killed(file, buf, uid, kill_ms, sig, catch, &lat,
-				   &killed);
+		if (write_killed(file, buf, uid, kill_ms, sig, catch, &err, &lat,
+				 &killed))
+			return 1;
 	} else {
 		if (drop_to(uid))
 			return 1;

@@ -69,4 +69,12 @@ else
 		result ok "refuses with a CPU list # SKIP no cpu1 here"
 	fi
 fi
+# No out-of-memory case here, on purpose: hpload's only allocations that
+# can fail cleanly (add_sample() in a writer, the merge in report()) come
+# after the guest check, which refuses before any thread starts, so on
+# the host that path is unreachable without --force, and --force would
+# plug this machine's CPUs. ulimit -v cannot help either: the ASan build
+# aborts at startup under any limit (it reserves terabytes of shadow),
+# and the static build allocates nothing before it refuses. The guest
+# runs would need a fault-injection hook to reach it deterministically.
 [ "$ktap_failed" = 0 ]
