@@ -8,6 +8,12 @@ DEBUG_KVERS ?= 6.1
 export DEBUG_KVERS
 VARIANT ?= braked
 ARGS ?=
+# make gate KERNEL=bzImage EXPECT_BRAKE_MS=N [VMLINUX=vmlinux]
+KERNEL ?=
+EXPECT_BRAKE_MS ?=
+VMLINUX ?=
+# make mutants MUTANTS="short jiffies" (default: all of tests/mutants/)
+MUTANTS ?=
 
 CC ?= cc
 CLANG ?= clang
@@ -15,7 +21,7 @@ BPFTOOL ?= bpftool
 CFLAGS ?= -O2 -g
 # The kernel whose BTF gives vmlinux.h; CO-RE relocates to any other.
 BTF_KVER ?= 6.1
-BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror
 WFLAGS := -Wall -Wextra -Werror
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -33,12 +39,14 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: all deps kernels initramfs check check-host check-guest demo shell \
-	bench-overhead gate report soak fuzz help clean distclean
+	bench-overhead gate mutants check-series report soak fuzz help clean \
+	distclean
 
 GUEST_BINS := $(OUT)/hpop $(OUT)/hplat $(OUT)/hpload
 INITRAMFS := $(OUT)/initramfs.cpio.gz
 BTF_VMLINUX := $(OUT)/kernel/$(BTF_KVER)/vanilla/vmlinux
-HPLAT_OBJS := $(OUT)/hplat.o $(OUT)/hplat_opts.o $(OUT)/hplat_report.o
+HPLAT_OBJS := $(OUT)/hplat.o $(OUT)/hplat_opts.o $(OUT)/hplat_report.o \
+	$(OUT)/hplat_kprobe.o $(OUT)/cpulist.o
 INCLUDES := -I$(OUT) -Ibpf -Iloader
 
 all: $(GUEST_BINS)
@@ -62,9 +70,12 @@ $(OUT)/hplat.skel.h: $(OUT)/hplat.bpf.o
 	$(msg) GEN-SKEL $@
 	$(Q)$(BPFTOOL) gen skeleton $< name hplat_bpf > $@
 
-$(OUT)/hplat.o: loader/hplat.c $(OUT)/hplat.skel.h bpf/hplat.h loader/hplat_opts.h loader/hplat_report.h loader/hpop.h
-$(OUT)/hplat_opts.o: loader/hplat_opts.c loader/hplat_opts.h loader/hpop.h
+$(OUT)/hplat.o: loader/hplat.c $(OUT)/hplat.skel.h bpf/hplat.h loader/hplat_opts.h \
+	loader/hplat_report.h loader/hplat_kprobe.h loader/hpop.h loader/cpulist.h
+$(OUT)/hplat_opts.o: loader/hplat_opts.c loader/hplat_opts.h loader/hpop.h loader/cpulist.h
 $(OUT)/hplat_report.o: loader/hplat_report.c loader/hplat_report.h bpf/hplat.h
+$(OUT)/hplat_kprobe.o: loader/hplat_kprobe.c loader/hplat_kprobe.h
+$(OUT)/cpulist.o: loader/cpulist.c loader/cpulist.h loader/hpop.h
 
 $(HPLAT_OBJS): $(OUT)/%.o: loader/%.c | $(OUT)
 	$(msg) CC $@
@@ -101,9 +112,10 @@ $(OUT)/test_hpop_parse: tests/unit/test_hpop_parse.c loader/hpop.h | $(OUT)
 
 $(OUT)/test_hplat_report: tests/unit/test_hplat_report.c loader/hplat_report.c loader/hplat_report.h bpf/hplat.h | $(OUT)
 	$(msg) CC-SAN $@
-	$(Q)$(CC) -O1 -g $(WFLAGS) $(SANFLAGS) -Iloader -Ibpf -o $@ $(filter %.c,$^) -lm
+	$(Q)$(CC) -O1 -g $(WFLAGS) $(SANFLAGS) -pthread -Iloader -Ibpf -o $@ $(filter %.c,$^) -lm
 
-$(OUT)/test_hplat_opts: tests/unit/hplat_opts_main.c loader/hplat_opts.c loader/hplat_opts.h loader/hpop.h | $(OUT)
+$(OUT)/test_hplat_opts: tests/unit/hplat_opts_main.c loader/hplat_opts.c loader/hplat_opts.h \
+	loader/cpulist.c loader/cpulist.h loader/hpop.h | $(OUT)
 	$(msg) CC-SAN $@
 	$(Q)$(CC) -O1 -g $(WFLAGS) $(SANFLAGS) -Iloader -o $@ $(filter %.c,$^)
 
@@ -119,7 +131,8 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=a
 	-Wall -Wextra -Werror -Iloader -Ibpf
 
 $(OUT)/fuzz/fuzz_cpulist: tests/fuzz/fuzz_cpulist.c loader/cpulist.c loader/cpulist.h loader/hpop.h | $(OUT)/fuzz
-$(OUT)/fuzz/fuzz_opts: tests/fuzz/fuzz_opts.c loader/hplat_opts.c loader/hplat_opts.h loader/hpop.h | $(OUT)/fuzz
+$(OUT)/fuzz/fuzz_opts: tests/fuzz/fuzz_opts.c loader/hplat_opts.c loader/hplat_opts.h \
+	loader/cpulist.c loader/cpulist.h loader/hpop.h | $(OUT)/fuzz
 $(OUT)/fuzz/fuzz_report: tests/fuzz/fuzz_report.c loader/hplat_report.c loader/hplat_report.h bpf/hplat.h | $(OUT)/fuzz
 
 $(FUZZ_BINS):
@@ -134,7 +147,7 @@ kernels: deps
 
 # Also takes stress-ng, bash-static and the extracted tree's cpu-hotplug
 # selftest, when present.
-$(INITRAMFS): vm/init vm/mkinitramfs $(wildcard tests/guest/*.sh tests/guest/lib/*.sh) $(GUEST_BINS)
+$(INITRAMFS): vm/init vm/mkinitramfs $(wildcard tests/guest/*.sh tests/guest/lib/* tests/guest/suites/* tests/mutants/*.mut) $(GUEST_BINS)
 	$(msg) CPIO $@
 	$(Q)vm/mkinitramfs $@ $(GUEST_BINS)
 
@@ -164,7 +177,7 @@ check-guest: deps
 check: deps
 	$(Q)$(BUILD_KERNELS)
 	$(Q)$(MAKE) -s --no-print-directory $(HOST_TESTS) $(INITRAMFS)
-	$(Q)tests/run host $(KVERS) report
+	$(Q)tests/run host $(KVERS) report mutant
 
 demo: deps
 	$(Q)vm/build-kernel $(KVER)
@@ -176,12 +189,32 @@ shell: deps
 	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
 	$(Q)KVER=$(KVER) VARIANT=$(VARIANT) vm/run -a "$(ARGS)" shell
 
-# The gate on both kernels of KVER: braked must pass expecting its brake,
-# vanilla expecting none; vanilla expecting a brake must fail.
+# The gate. With KERNEL=bzImage EXPECT_BRAKE_MS=N [VMLINUX=...]: vm/gate
+# on that kernel. Without: on both kernels of KVER (braked must pass
+# expecting its brake, vanilla expecting none; vanilla expecting a brake
+# and braked expecting a shorter one must fail).
 gate: deps
-	$(Q)vm/build-kernel $(KVER)
 	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
+ifneq ($(KERNEL),)
+	$(Q)test -n "$(EXPECT_BRAKE_MS)" || { echo "make gate: KERNEL= needs EXPECT_BRAKE_MS= (see vm/gate)" >&2; exit 64; }
+	$(Q)KERNEL="$(KERNEL)" EXPECT_BRAKE_MS="$(EXPECT_BRAKE_MS)" VMLINUX="$(VMLINUX)" vm/gate
+else
+	$(Q)vm/build-kernel $(KVER)
 	$(Q)tests/run gate-$(KVER)
+endif
+
+# Every mutant of tests/mutants/ against the scenarios that must catch
+# it (KVER's braked kernel); the kill table goes to docs/reliability.md.
+mutants: deps
+	$(Q)vm/build-kernel $(KVER)
+	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS) $(OUT)/hpop $(OUT)/hpload
+	$(Q)vm/mutants -k $(KVER) $(MUTANTS)
+	$(Q)vm/mutants-table $(OUT)/mutants/table.md docs/reliability.md
+
+# The series patch by patch: checkpatch, W=1 builds of every prefix, the
+# same code with the brake off (vm/check-series; about 10 minutes cold).
+check-series: deps
+	$(Q)for v in $(KVERS); do vm/check-series $$v || exit 1; done
 
 # The comparison report (A=KVER/VARIANT B=KVER/VARIANT, A_ARGS, B_ARGS):
 # build/report/{report.md,index.html}, checked in headless Chromium.

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * hplat's user-space half that needs no BPF: turning the histograms and
- * counters of bpf/hplat.h into figures, text and JSON. Unit-tested on the
- * host (tests/unit/test_hplat_report.c).
+ * counters of bpf/hplat.h into figures, text and JSON, and taking a
+ * summary's counters from the BPF side without losing any. Unit-tested on
+ * the host (tests/unit/test_hplat_report.c).
  */
 #ifndef HPLAT_REPORT_H
 #define HPLAT_REPORT_H
@@ -14,26 +15,22 @@
 
 struct hplat_figures {
 	unsigned long long count;
-	unsigned long long errors;
 	double min_us, mean_us, p50_us, p90_us, p99_us, max_us;
 };
 
-/* Everything one report prints, as read from the BPF side. */
+/* Everything one report prints. */
 struct hplat_snapshot {
 	double interval_s;
 	const char *attach_mode;	/* "fentry" or "kprobe" */
-	bool per_cpu, linear, steps;
+	const char *wall;		/* local time of the summary, HH:MM:SS */
+	const char *wall_iso;		/* the same in UTC, ISO 8601 */
+	bool per_cpu, linear, steps, usecs, timestamp;
+	bool brake_event;		/* the kernel has cpuhp_brake */
 	unsigned long long lin_width_us;
-	struct hplat_op_stats ops[HPLAT_NR_OPS];
-	struct hplat_cpu_stats cpus[HPLAT_NR_OPS][HPLAT_MAX_CPUS];
-	struct hplat_state_stats states[HPLAT_NR_OPS][HPLAT_MAX_STATES];
+	unsigned long long kprobe_misses;	/* since attach; -1ULL: unknown */
+	unsigned long long bpf_misses;		/* since attach */
+	struct hplat_stats st;
 	const char *state_names[HPLAT_MAX_STATES]; /* NULL: unknown */
-	unsigned long long max_in_flight;
-	unsigned long long lock_restarts;
-	unsigned long long lock_wait_ns;
-	unsigned long long lock_waits_done;
-	unsigned long long dropped_events;
-	unsigned long long missed_starts;	/* exits without an entry */
 };
 
 extern const char *const hplat_op_names[HPLAT_NR_OPS];
@@ -43,7 +40,7 @@ extern const char *const hplat_op_names[HPLAT_NR_OPS];
  */
 double hplat_percentile(const unsigned long long *fine, unsigned long long count,
 			double pct, double min_us, double max_us);
-void hplat_figures(const struct hplat_op_stats *st, struct hplat_figures *f);
+void hplat_figures(const struct hplat_dist *d, struct hplat_figures *f);
 
 /* Sum of all ops' latencies over the interval: Little's law gives the
  * time-weighted mean number of operations in flight.
@@ -52,17 +49,40 @@ double hplat_mean_in_flight(const struct hplat_snapshot *s);
 double hplat_ops_per_s(const struct hplat_snapshot *s);
 double hplat_ceiling_ops_per_s(const struct hplat_snapshot *s);
 
+/*
+ * Take one summary's counters: flip *gen so that the BPF side adds to the
+ * other generation, wait until no program still works on the old one
+ * (busy[old] back to 0; at most max_spins polls of 10 us), copy it to out
+ * and clear it. The new generation's max_in_flight starts at in_flight.
+ * Returns 0, or -1 if the old generation never drained (out is then
+ * still the copy, possibly incomplete).
+ */
+int hplat_stats_take(struct hplat_stats gens[2], unsigned int *gen,
+		     long long busy[2], const long long *in_flight,
+		     struct hplat_stats *out, long max_spins);
+
+/* The label of an error slot: "EAGAIN", "ERESTARTNOINTR", "140", "other". */
+const char *hplat_errno_label(unsigned int slot, char *buf, size_t len);
+/* Name of a positive errno value, kernel-internal ones included; NULL if
+ * it has none.
+ */
+const char *hplat_errno_name(int err);
+
 void hplat_print_log2_hist(FILE *out, const unsigned long long *vals,
 			   int nr, const char *unit);
 void hplat_print_lin_hist(FILE *out, const unsigned long long *vals, int nr,
 			  unsigned long long width_us);
 void hplat_print_text(FILE *out, const struct hplat_snapshot *s);
 void hplat_print_json(FILE *out, const struct hplat_snapshot *s);
-/* The members of an errors_by_errno object: "EAGAIN": 1, "200": 2 */
-void hplat_json_errnos(FILE *out, const unsigned long long *err, int nr);
+/* The members of an errors_by_errno object from error slots:
+ * "EAGAIN": 1, "140": 2, "other": 1
+ */
+void hplat_json_errnos(FILE *out, const unsigned long long *slots, int nr);
 /* {"error": "..."} with the message escaped. */
 void hplat_print_json_error(FILE *out, const char *msg);
+/* A JSON string: control characters escaped, and every byte that is not
+ * part of valid UTF-8 written as U+FFFD, so any comm gives valid JSON.
+ */
 void hplat_json_string(FILE *out, const char *s);
-const char *hplat_errno_name(int err);
 
 #endif /* HPLAT_REPORT_H */
