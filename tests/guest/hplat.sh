@@ -1,6 +1,11 @@
-# hplat in the guest: exact counts, latencies that agree with user space,
-# per-CPU attribution, errors, concurrency and lock restarts, kprobe mode,
-# per-step breakdown.
+# hplat in the guest, each figure against an independent oracle: exact
+# counts; every op's latency against hpop's clock (hplat's never larger:
+# the kernel function runs inside the write); the brake against the
+# kernel's own cpuhp_brake records; per-step times against the kernel's
+# cpuhp_enter/cpuhp_exit records in tracefs; per-CPU attribution; errors;
+# concurrency and lock restarts; kprobe mode and its kretprobe sizing;
+# attach order, interval resets, filters, steps of untraced work, bad
+# --btf, and a comm that is not UTF-8.
 #
 # usage: hplat.sh none|BRAKE_MS   (none: vanilla kernel; BRAKE_MS is
 #        written to the runtime knob first, so a short brake keeps the
@@ -12,148 +17,259 @@ if [ "$brake" != none ] && ! echo "$brake" > "$KNOB"; then
 	echo "# cannot set $KNOB to $brake"
 	exit 1
 fi
-ktap_plan 16
+ktap_plan 30
 echo "# $(uname -r), $(nproc) CPUs online, brake: $brake"
 out=/tmp/hplat.json
+CPU=/sys/devices/system/cpu
 
-# timed OP CPU: one op, its user-space latency appended to /tmp/us.OP
-timed() {
-	hp_op "$2" "$1"
-	[ "$OP_RET" = 0 ] && echo "$OP_US" >> "/tmp/us.$1"
+# last_sum FILE: the last summary line of hplat's JSON in FILE
+last_sum() {
+	grep '"event": "summary"' "$1" | tail -n 1
 }
 
-# 1..8: one hplat run with -C -S -L over 6 offline and 6 online ops:
-# cpu1 once, cpu2 twice, cpu3 three times.
-measure() {
-	rm -f /tmp/us.online /tmp/us.offline
-	attached=""
-	if hplat_start "$out" -j -C -S -L; then
-		attached=$(sed -n 's/.*"attach_mode": "\([a-z]*\)", "attach_ms": \([0-9.]*\).*/\1 in \2 ms/p' "$out" | head -n 1)
-	fi
-	for cpu in 1 2 2 3 3 3; do
-		timed offline "$cpu"
-		timed online "$cpu"
-	done
-	hplat_stop
-	set -- $(op_figs "$out" offline)
-	off_count=$1 off_err=$2 off_min=$3 off_p50=$5 off_p99=$6 off_max=$7
-	set -- $(op_figs "$out" online)
-	on_count=$1 on_err=$2 on_min=$3 on_p50=$5 on_p99=$6 on_max=$7
-}
-
-# agree OP: hplat's and hpop's min/p50/max of OP, each within 5 ms;
-# sets k and u to the two triples
-agree() {
-	if [ "$1" = offline ]; then
-		k="$off_min $off_p50 $off_max"
+# op_part FILE OP: the OP object of the last summary (to the next op)
+op_part() {
+	if [ "$2" = online ]; then
+		last_sum "$1" | sed 's/.*"online": {//; s/, "offline": {.*//'
 	else
-		k="$on_min $on_p50 $on_max"
+		last_sum "$1" | sed 's/.*"offline": {//'
 	fi
-	set -- $(us_stats "/tmp/us.$1")
-	u="$2 $3 $4"
-	set -- $k $u
-	within "$1" "$4" 5000 && within "$2" "$5" 5000 && within "$3" "$6" 5000
 }
 
-measure
-# One more run if they disagree: make check boots two TCG guests on two
-# cores, and a vCPU the host preempts between the write and the kernel
-# function adds to the user-space time only (6.8 and 10.6 ms over, in 2
-# of 5 fresh-clone runs). The checks below all use the last run; a
-# second disagreement fails.
-if [ "$brake" != none ] && ! { agree offline && agree online; }; then
-	echo "# min/p50/max disagree by more than 5 ms (hplat $k, hpop $u us): measuring again"
-	measure
+# okey FILE OP KEY: a number of OP's object in the last summary
+okey() {
+	op_part "$1" "$2" | sed -n "s/.*\"$3\": \([0-9.-]*\).*/\1/p" | head -n 1
+}
+
+# n_events FILE: how many per-op events hplat -e has printed
+n_events() {
+	grep -c '"event": "op"' "$1"
+}
+
+# wait_events FILE N: until hplat has printed N per-op events (5 s)
+wait_events() {
+	i=0
+	while [ "$(n_events "$1")" -lt "$2" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# --- 1..10: one run with -j -C -S -L -e, the tracefs oracle beside it ---
+# Each op's hpop latency must be at least hplat's, and at most 5 ms more
+# (the write(2) around the kernel function). An op whose user-space side
+# took longer, the one direction noise takes, is done again (remeasure);
+# hplat's figure above hpop's is never excused.
+echo mono > $T/trace_clock
+if [ "$brake" = none ]; then
+	trace_on cpuhp_enter cpuhp_multi_enter cpuhp_exit
+else
+	trace_on cpuhp_enter cpuhp_multi_enter cpuhp_exit cpuhp_brake
 fi
+attached=""
+if hplat_start "$out" -j -C -S -L -e; then
+	attached=$(sed -n 's/.*"attach_mode": "\([a-z]*\)", "brake_event": \([a-z]*\), "attach_ms": \([0-9.]*\).*/\1, brake event \2, in \3 ms/p' "$out" | head -n 1)
+fi
+: > /tmp/pairs
+want_off=0 want_on=0 above=0 over=0
+# pair OP CPU: one op; its hpop and hplat latencies go to /tmp/pairs
+pair() {
+	hp_op "$2" "$1"
+	[ "$1" = offline ] && want_off=$((want_off + 1))
+	[ "$1" = online ] && want_on=$((want_on + 1))
+	n=$((want_off + want_on))
+	wait_events "$out" "$n"
+	k=$(grep '"event": "op"' "$out" | sed -n "${n}s/.*\"latency_us\": \([0-9.]*\).*/\1/p")
+	echo "$1 $2 $OP_US ${k:-none} ${UNDO:-0}" >> /tmp/pairs
+	LAST_K=${k:-0}
+}
+for cpu in 1 2 2 3 3 3; do
+	for op in offline online; do
+		pair "$op" "$cpu"
+		d=$(awk -v u="$OP_US" -v k="$LAST_K" 'BEGIN { printf "%.0f", u - k }')
+		if [ "$d" -lt 0 ]; then
+			above=$((above + 1))
+		elif [ "$d" -gt 5000 ]; then
+			remeasure "$op cpu$cpu: hpop $OP_US us, hplat $LAST_K us, $d us apart"
+			back=online
+			[ "$op" = online ] && back=offline
+			UNDO=1
+			pair "$back" "$cpu"
+			UNDO=0
+			pair "$op" "$cpu"
+		fi
+	done
+done
+hplat_stop
+trace_off
+set -- $(op_figs "$out" offline)
+off_count=$1 off_err=$2
+set -- $(op_figs "$out" online)
+on_count=$1 on_err=$2
+
 if [ -n "$attached" ]; then
 	ok "hplat attached ($attached)"
 else
 	not_ok "hplat attached"
 fi
-check_eq "hplat exits 0 on SIGINT with a summary" \
-	"$HPLAT_RC $(grep -c '"ops_per_s"' "$out")" "0 1"
-check_eq "exact counts: 6 offline, 6 online, no errors" \
-	"$off_count $off_err $on_count $on_err" "6 0 6 0"
-
-if [ "$brake" = none ]; then
-	if [ "${off_p99%.*}" -lt 200000 ] && [ "${on_p99%.*}" -lt 200000 ]; then
-		ok "vanilla: p99 offline $off_p99 us, online $on_p99 us < 200 ms"
-	else
-		not_ok "vanilla: p99 offline $off_p99 us, online $on_p99 us, expected < 200 ms"
-	fi
+check_eq "hplat exits 0 on SIGINT with one summary" \
+	"$HPLAT_RC $(grep -c '"event": "summary"' "$out")" "0 1"
+check_eq "exact counts: $want_off offline, $want_on online, no errors" \
+	"$off_count $off_err $on_count $on_err" "$want_off 0 $want_on 0"
+# every op: hplat <= hpop <= hplat + 5 ms (after at most one re-measure)
+bad=$(awk '$4 == "none" || $3 < $4 || (!$5 && $3 - $4 > 5000)' /tmp/pairs | wc -l)
+last=$(awk '{ print $3 - $4 }' /tmp/pairs | tail -n 1)
+worst=$(awk '{ d = $3 - $4; if (d > m) m = d } END { printf "%.0f", m }' /tmp/pairs)
+if [ "$above" = 0 ] && [ "$(awk '$4 == "none" || $3 < $4' /tmp/pairs | wc -l)" = 0 ]; then
+	ok "every op: hplat's latency <= hpop's ($(wc -l < /tmp/pairs) ops)"
 else
-	if [ "${off_min%.*}" -ge $((brake * 1000)) ] && [ "${on_min%.*}" -ge $((brake * 1000)) ]; then
-		ok "every latency >= brake: min offline $off_min us, online $on_min us"
-	else
-		not_ok "min offline $off_min us, online $on_min us, expected >= $((brake * 1000)) us"
-	fi
+	not_ok "hplat's latency above hpop's: $(awk '$4 == "none" || $3 < $4' /tmp/pairs | tr '\n' ';')"
 fi
-
-# min/p50/max against the user-space timings of the same ops (5 ms)
-for op in offline online; do
-	if agree "$op" && [ "$brake" != none ]; then
-		ok "$op min/p50/max agree with user space within 5 ms: hplat $k, hpop $u us"
-	elif [ "$brake" = none ]; then
-		# the 5 ms bound is for braked ops; a vanilla op of a few ms can
-		# lose more than that to the guest's scheduling alone
-		ok "$op min/p50/max: hplat $k, hpop $u us # SKIP the 5 ms bound is for the braked kernel"
-	else
-		not_ok "$op min/p50/max: hplat $k, hpop $u us, differ by more than 5 ms"
-	fi
-done
+# the ops measured again are in the file with their first, noisy pair
+# (the undo before a re-measure is not judged)
+if [ "$(awk '!$5 && $3 - $4 > 5000' /tmp/pairs | wc -l)" -le "$REMEASURED" ]; then
+	ok "every op: hpop - hplat <= 5 ms, $REMEASURED measured again (worst $worst us)"
+else
+	not_ok "hpop - hplat over 5 ms: $(awk '$3 - $4 > 5000' /tmp/pairs | tr '\n' ';') ($bad bad, last $last)"
+fi
 
 # -C: each op on the CPU that was plugged
-percpu=$(grep '"ops_per_s"' "$out" | tail -n 1 | awk '{
-	n = split($0, p, "\"per_cpu\": ")
-	for (i = 2; i <= n; i++)
-		for (c = 1; c <= 3; c++)
-			if (match(p[i], "\"" c "\": [{]\"count\": [0-9]+")) {
-				t = substr(p[i], RSTART, RLENGTH)
-				sub(/.*: /, "", t)
-				printf "%s ", t
-			}
-}')
-check_eq "-C: cpu1/2/3 counts, online then offline" "$percpu" "1 2 3 1 2 3 "
+percpu=""
+for op in online offline; do
+	for c in 1 2 3; do
+		percpu="$percpu$(op_part "$out" $op | sed -n "s/.*\"per_cpu\": {.*\"$c\": {\"count\": \([0-9]*\).*/\1/p") "
+	done
+done
+want_pc=""
+for op in online offline; do
+	for c in 1 2 3; do
+		want_pc="$want_pc$(awk -v o="$op" -v c="$c" '$1 == o && $2 == c' /tmp/pairs | wc -l) "
+	done
+done
+check_eq "-C: cpu1/2/3 counts, online then offline" "$percpu" "$want_pc"
 
-# -S: the brake is the dominant share of a braked op
-in_steps=$(grep '"ops_per_s"' "$out" | tail -n 1 | sed -n 's/.*"offline": {.*"in_steps_us": \([0-9.]*\), "outside_steps_us": \([0-9.]*\).*/\1 \2/p')
-set -- $in_steps
+# the brake against the kernel's cpuhp_brake records, op by op
 if [ "$brake" = none ]; then
-	if awk -v a="$1" 'BEGIN { exit !(a > 0) }'; then
-		ok "-S: offline spends $1 us in cpuhp callbacks, $2 us outside"
+	if grep -q 'no cpuhp_brake event' "$out.err" &&
+	   ! grep -q '"brake_p50_us"' "$out"; then
+		ok "no cpuhp_brake event: hplat says so, reports no brake figures"
 	else
-		not_ok "-S: no time recorded in cpuhp callbacks ($in_steps)"
+		not_ok "vanilla: $(grep -c 'no cpuhp_brake event' "$out.err") notices, brake keys: $(grep -o '"brake_p50_us": [0-9.]*' "$out" | head -n 1)"
 	fi
-elif awk -v a="$1" -v b="$2" 'BEGIN { exit !(b > 0.5 * (a + b)) }'; then
-	ok "-S: brake dominates offline: $2 us outside cpuhp callbacks, $1 us in them"
+	ok "brake split # SKIP vanilla kernel"
 else
-	not_ok "-S: offline: $2 us outside callbacks, $1 us in them: brake not dominant"
+	brake_events | awk '{ printf "%.1f\n", $4 / 1000 }' > /tmp/oracle.brake
+	grep '"event": "op"' "$out" | sed -n 's/.*"brake_us": \([0-9.]*\).*/\1/p' > /tmp/hplat.brake
+	if [ -s /tmp/oracle.brake ] && cmp -s /tmp/oracle.brake /tmp/hplat.brake; then
+		ok "each op's brake equals the kernel's cpuhp_brake slept_ns ($(wc -l < /tmp/oracle.brake) ops)"
+	else
+		not_ok "brakes: kernel $(tr '\n' ' ' < /tmp/oracle.brake | cut -c1-120), hplat $(tr '\n' ' ' < /tmp/hplat.brake | cut -c1-120)"
+	fi
+	# summary figures against the records: min and max exact, none under
+	# the knob (the precision itself is precision.sh's, on a quiet host)
+	fig="" want_fig=""
+	for op in offline online; do
+		o=0
+		[ $op = online ] && o=1
+		fig="$fig $op $(okey "$out" $op brake_min_us)/$(okey "$out" $op brake_max_us)"
+		want_fig="$want_fig $op $(brake_events | awk -v o=$o '$2 == o { v = $4 / 1000; if (!n++ || v < lo) lo = v; if (v > hi) hi = v }
+			END { printf "%.1f/%.1f", lo, hi }')"
+	done
+	if [ "$fig" = "$want_fig" ] &&
+	   [ "$(brake_events | awk -v ms="$brake" '$4 < ms * 1000000' | wc -l)" = 0 ]; then
+		ok "brake min/max per op type as the records say, none under $brake ms:$fig us"
+	else
+		not_ok "brake min/max:$fig us, records:$want_fig us (or one under $brake ms)"
+	fi
 fi
 
-# 9..11: an injected cpuhp failure is recorded with -EAGAIN
-state=$(sed -n 's/^ *\([0-9]*\): sched:active$/\1/p' /sys/devices/system/cpu/hotplug/states)
-if [ -z "$state" ]; then
-	ok "fail injection # SKIP no sched:active state"
-	ok "fail injection # SKIP no sched:active state"
-	ok "fail injection # SKIP no sched:active state"
+# -S against the kernel's records: for each op type and step, the same
+# number of callbacks, and inclusive times within 1 % or 5 us a call,
+# whichever is more (the records have 1 us resolution, and each observer
+# of a tracepoint runs inside the other's measurement: up to 28 us on the
+# first callback of an op under TCG). The worst deviation of the steps of
+# 1 ms or more is printed.
+oracle_steps() {
+	awk -v want="$1" '
+	function ts_of(line,  t) {
+		match(line, /[0-9]+\.[0-9]+: cpuhp_/)
+		t = substr(line, RSTART, RLENGTH)
+		sub(/:.*/, "", t)
+		return t + 0
+	}
+	function num_after(line, key,  t) {
+		if (!match(line, key " *[0-9]+")) return -1
+		t = substr(line, RSTART, RLENGTH)
+		sub(key " *", "", t)
+		return t + 0
+	}
+	/cpuhp_(multi_)?enter:/ {
+		c = num_after($0, "cpu:"); s = num_after($0, "step:")
+		d = depth[c] + 0
+		# the outermost callback of an op: a teardown goes to a lower state
+		if (!d) kind[c] = num_after($0, "target:") < s ? "offline" : "online"
+		st[c, d] = s; t0[c, d] = ts_of($0); depth[c] = d + 1
+		next
+	}
+	/cpuhp_exit:/ {
+		c = num_after($0, "cpu:"); s = num_after($0, "step:")
+		d = depth[c] - 1
+		if (d < 0 || st[c, d] != s) next
+		depth[c] = d
+		if (kind[c] == want) { n[s]++; us[s] += (ts_of($0) - t0[c, d]) * 1e6 }
+	}
+	END { for (s in n) printf "%d %d %.1f\n", s, n[s], us[s] }' $T/trace | sort -n
+}
+hplat_steps() {
+	op_part "$out" "$1" | grep -o '{"state": [0-9]*, "name": "[^"]*", "depth": [0-9]*, "count": [0-9]*, "incl_us": [0-9.]*' |
+		sed 's/{"state": \([0-9]*\), "name": "[^"]*", "depth": [0-9]*, "count": \([0-9]*\), "incl_us": \([0-9.]*\)/\1 \2 \3/' |
+		sort -n
+}
+for op in offline online; do
+	oracle_steps $op > /tmp/oracle.$op
+	hplat_steps $op > /tmp/steps.$op
+	cmp=$(awk 'NR == FNR { n[$1] = $2; t[$1] = $3; next }
+		{ seen[$1] = 1
+		  if (!($1 in n)) { print "hplat-only " $1; next }
+		  tol = t[$1] / 100; if (tol < 5 * n[$1]) tol = 5 * n[$1]
+		  d = $3 - t[$1]; if (d < 0) d = -d
+		  if (t[$1] >= 1000 && d / t[$1] > worst) worst = d / t[$1]
+		  if ($2 != n[$1] || d > tol) print $1 ": " $2 "x " $3 " us vs " n[$1] "x " t[$1] " us" }
+		END { for (s in n) if (!seen[s]) print "oracle-only " s
+		      printf "worst %.3f%%\n", worst * 100 > "/tmp/worst" }' /tmp/oracle.$op /tmp/steps.$op)
+	if [ -s /tmp/oracle.$op ] && [ -z "$cmp" ]; then
+		ok "-S $op: $(wc -l < /tmp/steps.$op) steps, counts and inclusive times as tracefs records them ($(cat /tmp/worst) off at worst for steps of 1 ms or more)"
+	else
+		not_ok "-S $op against tracefs: $(echo "$cmp" | head -n 4 | tr '\n' ';') ($(wc -l < /tmp/oracle.$op) oracle steps)"
+	fi
+done
+bringup=$(sed -n 's/^ *\([0-9]*\): cpu:bringup$/\1/p' $CPU/hotplug/states)
+set -- $(op_part "$out" online | grep -o "{\"state\": $bringup, [^}]*}" |
+	sed -n 's/.*"count": \([0-9]*\), "incl_us": \([0-9.]*\), "excl_us": \([0-9.]*\).*/\1 \2 \3/p')
+share=$(op_part "$out" online | sed -n 's/.*"in_steps_us": \([0-9.]*\), "own_total_us": \([0-9.]*\).*/\1 \2/p')
+if [ "${1:-0}" = "$want_on" ] && awk -v i="$2" -v e="$3" 'BEGIN { exit !(i > e && e >= 0) }'; then
+	ok "-S online: cpu:bringup ($bringup) $1 times, $2 us with the AP states nested in it, $3 us its own; in steps / own time: $share"
 else
-	hplat_start "$out" -j
-	echo "$state" > /sys/devices/system/cpu/cpu1/hotplug/fail
-	hp_op 1 offline
-	inj="$OP_ERRNO $(cpu_state 1)"
-	check_eq "offline cpu1 with fail=$state (sched:active) fails, cpu stays online" \
-		"$inj" "EAGAIN 1"
-	hp_op 1 offline
-	hp_op 1 online
-	check_eq "the next offline and online of cpu1 succeed" \
-		"$OP_ERRNO $(cpu_state 1)" "0 1"
-	hplat_stop
-	check_eq "hplat recorded it: offline errors by errno" \
-		"$(grep '"ops_per_s"' "$out" | tail -n 1 | sed -n 's/.*"offline": {"count": \([0-9]*\), "errors": \([0-9]*\), "errors_by_errno": {\([^}]*\)}.*/\1 \2 \3/p')" \
-		'2 1 "EAGAIN": 1'
+	not_ok "-S online: cpu:bringup: ${1:-absent} ${2:-} ${3:-} (want $want_on calls, inclusive > exclusive)"
 fi
 
-# 12: three concurrent writers serialise on the device hotplug lock
+# --- 11..13: an injected cpuhp failure is recorded with -EAGAIN ---
+state=$(sed -n 's/^ *\([0-9]*\): sched:active$/\1/p' $CPU/hotplug/states)
+hplat_start "$out" -j
+echo "$state" > $CPU/cpu1/hotplug/fail
+hp_op 1 offline
+check_eq "offline cpu1 with fail=$state (sched:active) fails, cpu stays online" \
+	"$OP_ERRNO $(cpu_state 1)" "EAGAIN 1"
+hp_op 1 offline
+hp_op 1 online
+check_eq "the next offline and online of cpu1 succeed" \
+	"$OP_ERRNO $(cpu_state 1)" "0 1"
+hplat_stop
+check_eq "hplat recorded it: offline errors by errno" \
+	"$(last_sum "$out" | sed -n 's/.*"offline": {"count": \([0-9]*\), "errors": \([0-9]*\), "errors_by_errno": {\([^}]*\)}.*/\1 \2 \3/p')" \
+	'2 1 "EAGAIN": 1'
+
+# --- 14: three concurrent writers serialise on the device hotplug lock ---
 hplat_start "$out" -j
 for op in offline online; do
 	pids=""
@@ -161,45 +277,200 @@ for op in offline online; do
 		hpop op "$cpu" "$op" > "/tmp/conc.$cpu" &
 		pids="$pids $!"
 	done
-	# not a bare wait: hplat is a background job too
 	wait $pids
 done
 hplat_stop
-conc="$(jtop "$out" max_in_flight) $(jtop "$out" lock_restarts)"
-set -- $conc
+set -- $(jtop "$out" max_in_flight) $(jtop "$out" lock_restarts)
 if [ "$1" = 1 ] && [ "${2:-0}" -gt 0 ]; then
 	ok "three writers: max_in_flight 1, lock_restarts $2, lock_wait_ms $(jtop "$out" lock_wait_ms)"
 else
 	not_ok "three writers: max_in_flight ${1:-?} (want 1), lock_restarts ${2:-?} (want > 0)"
 fi
 
-# 13..14: kprobe mode counts what fentry mode counts
+# --- 15..16: kprobe mode counts what fentry mode counts ---
 for mode in fentry kprobe; do
 	flag=""
 	[ $mode = kprobe ] && flag=-k
 	hplat_start "$out" -j $flag
-	hpop op 1 offline > /dev/null
-	hpop op 1 online > /dev/null
-	hpop op 2 offline > /dev/null
-	hpop op 2 online > /dev/null
+	for cpu in 1 2; do
+		hpop op $cpu offline > /dev/null
+		hpop op $cpu online > /dev/null
+	done
 	hplat_stop
 	set -- $(op_figs "$out" offline)
 	c="$1"
 	set -- $(op_figs "$out" online)
-	c="$c $1 $(sed -n 's/.*"attach_mode": "\([a-z]*\)".*/\1/p' "$out" | head -n 1)"
-	check_eq "$mode mode counts 2 offline, 2 online" "$c" "2 2 $mode"
+	c="$c $1 $(jtop "$out" kprobe_misses)$(grep -o '"kprobe_misses": null' "$out" | head -n 1 | sed 's/.*: /-/') $(sed -n 's/.*"attach_mode": "\([a-z]*\)".*/\1/p' "$out" | head -n 1)"
+	if [ $mode = kprobe ]; then
+		check_eq "kprobe mode counts 2 offline, 2 online, no kprobe miss" "$c" "2 2 0 kprobe"
+	else
+		check_eq "fentry mode counts 2 offline, 2 online (kprobe misses n/a)" "$c" "2 2 -null fentry"
+	fi
 done
-# 15: -T: one event per operation, nothing dropped
-hplat_start "$out" -j -T
+
+# --- 17..18: kretprobes are sized from -w: 12 writers on one CPU, all in
+# the lock's restart loop, need 12 instances at once ---
+for w in 1 64; do
+	hplat_start "$out" -j -k -w $w
+	hpload -t 12 -p same -c 1 -d 3 -j > /tmp/hpload.json
+	hplat_stop
+	eval "miss_$w=$(jtop "$out" kprobe_misses)"
+	eval "restarts_$w=$(jtop "$out" lock_restarts)"
+done
+check_eq "-k -w 64, 12 writers on cpu1: lock restarts counted, every CPU online" \
+	"$([ "${restarts_64:-0}" -gt 0 ] && echo restarts) $(all_online && echo online)" \
+	"restarts online"
+if [ "${miss_1:-0}" -gt 0 ] && [ "${miss_64:-1}" = 0 ]; then
+	ok "-w 1 (5 kretprobe instances): $miss_1 kretprobe misses reported; -w 64: none"
+else
+	not_ok "kretprobe misses: -w 1: ${miss_1:-?} (want > 0), -w 64: ${miss_64:-?} (want 0)"
+fi
+
+# --- 19: -e: one event per operation, nothing dropped ---
+hplat_start "$out" -j -e
 for cpu in 1 2 3; do
 	hpop op "$cpu" offline > /dev/null
 	hpop op "$cpu" online > /dev/null
 done
 hplat_stop
-check_eq "-T: 3 offline and 3 online events on cpu1..3, none dropped" \
+check_eq "-e: 3 offline and 3 online events on cpu1..3, none dropped" \
 	"$(grep -c '"event": "op", .*"op": "offline"' "$out") $(grep -c '"event": "op", .*"op": "online"' "$out") $(grep '"event": "op"' "$out" | sed -n 's/.*"cpu": \([0-9]*\),.*/\1/p' | sort -u | tr '\n' ' ')$(jtop "$out" dropped_events)" \
 	"3 3 1 2 3 0"
-# 16: without privileges the error names what is missing
+
+# --- 20: entries attached last: an op that starts while hplat attaches
+# is never half-seen (with the exits attached first it ends as an exit
+# without entry; the other order left in_flight one too high for good) ---
+rm -f "$out" "$out.err"
+hplat -j --test-attach-pause 2000 > "$out" 2> "$out.err" &
+HPLAT_PID=$!
+i=0
+while ! grep -q 'exits attached' "$out.err" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+hp_op 1 offline
+while ! grep -q '"attached"' "$out" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+hp_op 1 online
+hp_op 1 offline
+hp_op 1 online
+hplat_stop
+check_eq "an op during the attach: 1 exit without entry, then 1 offline + 2 online counted, max_in_flight 1" \
+	"$(jtop "$out" missed_starts) $(okey "$out" offline count) $(okey "$out" online count) $(jtop "$out" max_in_flight)" \
+	"1 1 2 1"
+
+# --- 21: 1 s intervals lose nothing: the counts of every summary add up
+# to what hpload did ---
+hplat_start "$out" -j 1
+hpload -t 3 -d 6 -j > /tmp/hpload.json
+sleep 1.2
+hplat_stop
+n_sum=$(grep -c '"event": "summary"' "$out")
+k_off=$(grep '"event": "summary"' "$out" | sed 's/.*"offline": {"count": \([0-9]*\).*/\1/' | awk '{ s += $1 } END { print s + 0 }')
+k_on=$(grep '"event": "summary"' "$out" | sed 's/.*"online": {"count": \([0-9]*\).*/\1/' | awk '{ s += $1 } END { print s + 0 }')
+l_off=$(sed -n 's/.*"offline": {"ops": \([0-9]*\).*/\1/p' /tmp/hpload.json)
+l_on=$(sed -n 's/.*"online": {"ops": \([0-9]*\).*/\1/p' /tmp/hpload.json)
+l_back=$(sed -n 's/.*"restored_cpus": \([0-9]*\).*/\1/p' /tmp/hpload.json)
+check_eq "1 s intervals ($n_sum summaries): their offline and online counts add up to hpload's" \
+	"$k_off $k_on" "${l_off:-?} $((${l_on:-0} + ${l_back:-0}))"
+
+# --- 22..24: filters: --cpus, --comm, -p ---
+hplat_start "$out" -j --cpus 2
+for cpu in 1 2 3; do hpop op $cpu offline > /dev/null; hpop op $cpu online > /dev/null; done
+hplat_stop
+check_eq "--cpus 2: 1 offline, 1 online counted, 4 ops filtered out" \
+	"$(okey "$out" offline count) $(okey "$out" online count) $(jtop "$out" filtered)" "1 1 4"
+hplat_start "$out" -j --comm nosuchwriter
+hpop op 1 offline > /dev/null
+hpop op 1 online > /dev/null
+hplat_stop
+check_eq "--comm nosuchwriter: nothing counted, 2 filtered out" \
+	"$(okey "$out" offline count) $(okey "$out" online count) $(jtop "$out" filtered)" "0 0 2"
+# a shell that runs one hpop as a child, then becomes the other (exec)
+sh -c 'sleep 3; hpop op 3 offline > /dev/null; exec hpop op 3 online > /dev/null' &
+spid=$!
+hplat_start "$out" -j -p $spid
+hpop op 2 offline > /dev/null
+hpop op 2 online > /dev/null
+wait $spid
+hplat_stop
+check_eq "-p PID: only the op made by that process (the exec'ed hpop) counted, 3 filtered out" \
+	"$(okey "$out" offline count) $(okey "$out" online count) $(jtop "$out" filtered)" "0 1 3"
+
+# --- 25: -S counts steps of traced operations only: a module's
+# cpuhp_setup_state() runs callbacks on every CPU, outside any op ---
+mod=/lib/modules/hpbrake/hpbrake_kcaller.ko
+if [ -f "$mod" ]; then
+	hplat_start "$out" -j -S
+	insmod "$mod"
+	rmmod hpbrake_kcaller
+	hplat_stop
+	check_eq "-S while a module sets up and removes a cpuhp state: no step counted" \
+		"$(last_sum "$out" | grep -o '"steps": \[[^]]*\]' | tr '\n' ' ')" \
+		'"steps": [] "steps": [] '
+else
+	ok "-S and a module's cpuhp state # SKIP no guest-only modules for this kernel"
+fi
+
+# --- 26: a bad --btf is an error, not a fallback ---
+hplat --btf /nonexistent/vmlinux -d 1 > /tmp/btf.out 2>&1
+rc=$?
+if [ "$rc" = 1 ] && grep -q 'cannot read BTF file /nonexistent/vmlinux' /tmp/btf.out &&
+   ! grep -q 'trying kprobes' /tmp/btf.out; then
+	ok "--btf /nonexistent/vmlinux: exit 1, $(grep '^hplat:' /tmp/btf.out | head -n 1)"
+else
+	not_ok "--btf /nonexistent/vmlinux: exit $rc: $(head -n 2 /tmp/btf.out | tr '\n' ' ')"
+fi
+
+# --- 27: a comm that is not UTF-8 still gives valid JSON ---
+bad=$(printf 'w\377r')
+ln -sf /usr/local/bin/hpop "/tmp/$bad"
+hplat_start "$out" -j -e
+"/tmp/$bad" op 1 offline > /dev/null
+"/tmp/$bad" op 1 online > /dev/null
+hplat_stop
+check_eq "-e with comm 'w\\377r': written as \"w\\ufffdr\"" \
+	"$(grep -c '"comm": "w\\ufffdr"' "$out")" 2
+
+# --- 28..29: a writer killed while it waited for the lock leaves no
+# start time behind for the next thread that gets its id (braked: the
+# brake is what keeps a writer waiting) ---
+if [ "$brake" = none ]; then
+	ok "a new writer got a killed waiter's id # SKIP vanilla: no brake to wait behind"
+	ok "no stale lock wait # SKIP vanilla: no brake to wait behind"
+else
+echo 512 > /proc/sys/kernel/pid_max
+echo 1000 > "$KNOB"
+hplat_start "$out" -j
+hpop op 1 offline > /dev/null &
+holder=$!
+sleep 0.2
+hpop op 2 offline > /dev/null &
+victim=$!
+sleep 0.3
+kill -KILL "$victim"
+wait "$holder" "$victim" 2>/dev/null
+# fork until the next pid is the victim's (no command substitution from
+# here to the writer: each would take a pid)
+i=0
+while [ $i -lt 1200 ]; do
+	sh -c 'exit 0' &
+	p=$!
+	wait $p
+	[ "$p" = $((victim - 1)) ] && break
+	i=$((i + 1))
+done
+# this writer gets the victim's id, and the lock at once
+hpop op 1 online > /tmp/reuser.out &
+reuser=$!
+wait "$reuser"
+hplat_stop
+echo 32768 > /proc/sys/kernel/pid_max
+echo "# victim pid $victim, reuser pid $reuser, waits $(jtop "$out" lock_waits), $(jtop "$out" lock_wait_ms) ms"
+check_eq "a new writer got the killed waiter's id" "$reuser" "$victim"
+check_eq "no lock wait completed: the killed waiter's start time went with it" \
+	"$(jtop "$out" lock_waits) $(jtop "$out" lock_wait_ms)" "0 0.000"
+echo "$brake" > "$KNOB"
+hp_op 2 online
+fi
+
+# --- 30: without privileges the error names what is missing ---
 su -s /bin/sh nobody -c 'hplat -d 1' > /tmp/nopriv.out 2>&1
 rc=$?
 if [ "$rc" = 1 ] && grep -q 'CAP_BPF and CAP_PERFMON' /tmp/nopriv.out; then
@@ -207,5 +478,5 @@ if [ "$rc" = 1 ] && grep -q 'CAP_BPF and CAP_PERFMON' /tmp/nopriv.out; then
 else
 	not_ok "as uid 65534: exit $rc: $(tail -n 1 /tmp/nopriv.out)"
 fi
-echo "# open to attached, ms, of the last hplat runs (the first after boot also pays the kernel's own BTF parse): $(cat /tmp/attach_ms)"
+echo "# open to attached, ms, of the hplat runs: $(cat /tmp/attach_ms)"
 ktap_done

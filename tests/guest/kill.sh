@@ -9,7 +9,8 @@
 . /scenarios/lib/ktap.sh
 
 brake=${1:?usage: kill.sh BRAKE_MS}
-hi=$((brake + 200))
+hi_off=$(op_hi "$brake" offline)
+hi_on=$(op_hi "$brake" online)
 ktap_plan 25
 
 # killed_op CPU OP WANT_STATE [SIG]: signal the writer 300 ms into OP
@@ -19,8 +20,10 @@ killed_op() {
 	ms=$(us_to_ms "$OP_US")
 	if [ "$OP_KILLED" != 1 ]; then
 		not_ok "$2 cpu$1 SIG$sig at 300 ms: writer not killed (errno $OP_ERRNO, $ms ms)"
-	elif [ "$OP_US" -ge $((brake * 1000)) ]; then
-		not_ok "$2 cpu$1 SIG$sig at 300 ms: writer ended after $ms ms, not inside the $brake ms brake"
+	elif [ "$OP_US" -lt 300000 ] || [ "$OP_US" -ge 350000 ]; then
+		# measured: gone 304-318 ms after the fork; a writer that sleeps
+		# on (uninterruptible) or acts first takes the brake
+		not_ok "$2 cpu$1 SIG$sig at 300 ms: writer ended after $ms ms, not in [300, 350) ms"
 	else
 		ok "$2 cpu$1 SIG$sig at 300 ms: writer gone after $ms ms"
 	fi
@@ -28,17 +31,17 @@ killed_op() {
 }
 
 killed_op 1 offline 1
-check_op 1 offline "$brake" "$hi"
+check_op 1 offline "$brake" "$hi_off"
 killed_op 1 online 0
-check_op 1 online "$brake" "$hi"
+check_op 1 online "$brake" "$hi_on"
 # the device hotplug lock was released: another CPU works too
-check_op 2 offline "$brake" "$hi"
-check_op 2 online "$brake" "$hi"
+check_op 2 offline "$brake" "$hi_off"
+check_op 2 online "$brake" "$hi_on"
 
 killed_op 3 offline 1 INT
 killed_op 3 offline 1 TERM
-check_op 3 offline "$brake" "$hi"
-check_op 3 online "$brake" "$hi"
+check_op 3 offline "$brake" "$hi_off"
+check_op 3 online "$brake" "$hi_on"
 
 # a caught SIGINT is not fatal: the killable sleep goes on, the op is done
 hp_parse "$(hpop -k 300 -s INT -c op 1 offline)"
@@ -49,7 +52,7 @@ if [ "$OP_US" -ge $((brake * 1000)) ]; then
 else
 	not_ok "the caught SIGINT cut the brake short ($(us_to_ms "$OP_US") ms < $brake ms)"
 fi
-check_op 1 online "$brake" "$hi"
+check_op 1 online "$brake" "$hi_on"
 
 # attached: is anything of hplat still hooked on cpu_subsys_online?
 attached() {

@@ -20,7 +20,7 @@ opsum() {
 
 for t in 1 2 4 8; do
 	if [ "$t" = 1 ]; then
-		hplat_start /tmp/r.json -j -S -T || exit 1
+		hplat_start /tmp/r.json -j -S -e || exit 1
 	else
 		hplat_start /tmp/r.json -j -S || exit 1
 	fi

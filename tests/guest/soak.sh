@@ -1,4 +1,4 @@
-# Soak: 8 hpload writers, random pattern, for SECONDS, with hplat -T
+# Soak: 8 hpload writers, random pattern, for SECONDS, with hplat -e
 # attached. Nothing is lost (hpload's successful ops equal hplat's per op
 # type, one trace line per op, no event dropped), nothing breaks (no
 # WARNING, BUG, Oops, lockdep report or hung task in the kernel log, every
@@ -28,11 +28,11 @@ SPLAT=$(cat /scenarios/lib/splat.ere)
 dmesg -c > /dev/null
 
 if [ -n "$tiny" ]; then
-	hplat_start "$out" -j -T -B 4
+	hplat_start "$out" -j -e -B 4
 else
-	hplat_start "$out" -j -T
+	hplat_start "$out" -j -e
 fi
-check_eq "hplat -T attached" "$?" 0
+check_eq "hplat -e attached" "$?" 0
 hpload -t 8 -p random -d "$secs" -j > /tmp/hpload.json &
 load_pid=$!
 if [ -n "$tiny" ]; then

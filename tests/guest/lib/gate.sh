@@ -1,0 +1,104 @@
+# The gate's verdicts from hplat's and hpload's JSON (sourced after
+# ktap.sh; busybox sh in the guest, bash or dash on the host, where
+# tests/gate-judge.sh feeds it figures changed on purpose). A figure that
+# is missing fails its check: nothing is compared as an empty string.
+
+GATE_CHECKS=6
+
+# gate_num VALUE: VALUE if it is a number, else nothing
+gate_num() {
+	case "$1" in
+	''|*[!0-9.]*|*.*.*) ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# gate_judge EXPECT_MS HPLAT_JSON HPLOAD_JSON HI_OFF_MS HI_ON_MS: six KTAP
+# lines, numbered on from ktap_n. HI_*: the highest p99 of each op type.
+gate_judge() {
+	expect=$1 hj=$2 lj=$3 hi_off=$4 hi_on=$5
+	set -- $(op_figs "$hj" offline)
+	off_n=$(gate_num "${1:-}") off_min=$(gate_num "${3:-}") off_p99=$(gate_num "${6:-}")
+	set -- $(op_figs "$hj" online)
+	on_n=$(gate_num "${1:-}") on_min=$(gate_num "${3:-}") on_p99=$(gate_num "${6:-}")
+	ops_s=$(gate_num "$(jtop "$hj" ops_per_s)")
+	inflight=$(gate_num "$(jtop "$hj" max_in_flight)")
+
+	# 1. every latency >= the brake, over the op types that had ops
+	if [ -z "$off_n" ] || [ -z "$on_n" ] || [ $((off_n + on_n)) = 0 ]; then
+		not_ok "every latency >= brake: no op counts from hplat (offline '$off_n', online '$on_n')"
+	elif [ "$expect" = 0 ]; then
+		ok "every latency >= brake # SKIP no brake expected"
+	elif { [ "$off_n" -gt 0 ] && [ -z "$off_min" ]; } ||
+	     { [ "$on_n" -gt 0 ] && [ -z "$on_min" ]; }; then
+		not_ok "every latency >= brake: a minimum is missing (offline '$off_min', online '$on_min')"
+	else
+		min=$(awk -v a="$off_min" -v b="$on_min" -v n="$off_n" -v m="$on_n" 'BEGIN {
+			if (!n) a = b; if (!m) b = a; print (a < b ? a : b) }')
+		if awk -v m="$min" -v e="$expect" 'BEGIN { exit !(m >= e * 1000) }'; then
+			ok "every latency >= brake: min $(us_to_ms "${min%.*}") ms >= $expect ms"
+		else
+			not_ok "every latency >= brake: min $(us_to_ms "${min%.*}") ms < $expect ms"
+		fi
+	fi
+
+	# 2. p99 of each op type within the brake + the unbraked p99 + 20 ms
+	if [ -z "$off_p99" ] || [ -z "$on_p99" ]; then
+		not_ok "p99 bound: a p99 is missing (offline '$off_p99', online '$on_p99')"
+	elif awk -v a="$off_p99" -v b="$on_p99" -v x="$hi_off" -v y="$hi_on" 'BEGIN {
+		exit !(a <= x * 1000 && b <= y * 1000) }'; then
+		ok "p99 offline $(us_to_ms "${off_p99%.*}") ms <= $hi_off ms, online $(us_to_ms "${on_p99%.*}") ms <= $hi_on ms"
+	else
+		not_ok "p99 offline $(us_to_ms "${off_p99%.*}") ms (bound $hi_off), online $(us_to_ms "${on_p99%.*}") ms (bound $hi_on): over"
+	fi
+
+	# 3. the brake itself, from the kernel's cpuhp_brake event
+	if grep -q '"brake_event": true' "$hj"; then
+		bok=1 bfig=""
+		for op in offline online; do
+			part=$(grep '"event": "summary"' "$hj" | tail -n 1 |
+				sed "s/.*\"$op\": {//")
+			n=$(gate_num "$(echo "$part" | sed -n 's/.*"brake_count": \([0-9]*\).*/\1/p')")
+			lo=$(gate_num "$(echo "$part" | sed -n 's/.*"brake_min_us": \([0-9.]*\).*/\1/p')")
+			hi=$(gate_num "$(echo "$part" | sed -n 's/.*"brake_max_us": \([0-9.]*\).*/\1/p')")
+			bfig="$bfig $op ${n:-?} braked, ${lo:-?}..${hi:-?} us;"
+			[ -n "$n" ] || { bok=0; continue; }
+			if [ "$expect" = 0 ]; then
+				[ "$n" = 0 ] || bok=0
+			elif [ -z "$lo" ] || [ -z "$hi" ] ||
+			     ! awk -v a="$lo" -v b="$hi" -v e="$expect" 'BEGIN {
+				exit !(a >= e * 1000 && b <= e * 1000 + 5000) }'; then
+				bok=0
+			fi
+		done
+		if [ "$bok" = 1 ]; then
+			ok "every brake in [$expect, $expect + 5] ms (cpuhp_brake):$bfig"
+		else
+			not_ok "brakes (cpuhp_brake) outside [$expect, $expect + 5] ms or missing:$bfig"
+		fi
+	elif [ "$expect" = 0 ]; then
+		ok "brake precision # SKIP no brake expected, and no cpuhp_brake event"
+	else
+		not_ok "brake precision: the kernel has no cpuhp_brake event to check it with"
+	fi
+
+	# 4. the device hotplug lock serialises the operations
+	check_eq "max_in_flight is 1" "${inflight:-missing}" 1
+
+	# 5. kernel-side throughput within 1000 / brake (+ 2 %)
+	if [ -z "$ops_s" ]; then
+		not_ok "kernel-side ops/s: missing"
+	elif [ "$expect" = 0 ]; then
+		ok "ops/s $ops_s <= 1000 / brake # SKIP no brake expected"
+	else
+		cap=$(awk -v e="$expect" 'BEGIN { printf "%.3f", 1000 / e * 1.02 }')
+		if awk -v o="$ops_s" -v c="$cap" 'BEGIN { exit !(o <= c) }'; then
+			ok "kernel-side ops/s $ops_s <= $cap"
+		else
+			not_ok "kernel-side ops/s $ops_s over the cap $cap (1000 / $expect + 2 %)"
+		fi
+	fi
+
+	# 6. nothing lost: hpload's successes (+ its restores) are hplat's ops
+	check_load "hpload's successful ops equal hplat's (offline online)" "$lj" "$hj"
+}
