@@ -17,7 +17,7 @@ if [ "$brake" != none ] && ! echo "$brake" > "$KNOB"; then
 	echo "# cannot set $KNOB to $brake"
 	exit 1
 fi
-ktap_plan 30
+ktap_plan 31
 echo "# $(uname -r), $(nproc) CPUs online, brake: $brake"
 out=/tmp/hplat.json
 CPU=/sys/devices/system/cpu
@@ -184,11 +184,11 @@ else
 fi
 
 # -S against the kernel's records: for each op type and step, the same
-# number of callbacks, and inclusive times within 1 % or 5 us a call,
-# whichever is more (the records have 1 us resolution, and each observer
-# of a tracepoint runs inside the other's measurement: up to 28 us on the
-# first callback of an op under TCG). The worst deviation of the steps of
-# 1 ms or more is printed.
+# number of callbacks, and the inclusive time within 1 % or 25 us a
+# call, whichever is more: the records have 1 us resolution, and under
+# TCG the two observers of one tracepoint see each other's cost, 8 to
+# 18 us a call measured (1.5 % of a 1.2 ms step). The worst deviation of
+# the steps of over 2.5 ms a call, where 1 % is the bound, is printed.
 oracle_steps() {
 	awk -v want="$1" '
 	function ts_of(line,  t) {
@@ -231,14 +231,14 @@ for op in offline online; do
 	cmp=$(awk 'NR == FNR { n[$1] = $2; t[$1] = $3; next }
 		{ seen[$1] = 1
 		  if (!($1 in n)) { print "hplat-only " $1; next }
-		  tol = t[$1] / 100; if (tol < 5 * n[$1]) tol = 5 * n[$1]
+		  tol = t[$1] / 100; if (tol < 25 * n[$1]) tol = 25 * n[$1]
 		  d = $3 - t[$1]; if (d < 0) d = -d
-		  if (t[$1] >= 1000 && d / t[$1] > worst) worst = d / t[$1]
+		  if (t[$1] >= 2500 * n[$1] && d / t[$1] > worst) worst = d / t[$1]
 		  if ($2 != n[$1] || d > tol) print $1 ": " $2 "x " $3 " us vs " n[$1] "x " t[$1] " us" }
 		END { for (s in n) if (!seen[s]) print "oracle-only " s
 		      printf "worst %.3f%%\n", worst * 100 > "/tmp/worst" }' /tmp/oracle.$op /tmp/steps.$op)
 	if [ -s /tmp/oracle.$op ] && [ -z "$cmp" ]; then
-		ok "-S $op: $(wc -l < /tmp/steps.$op) steps, counts and inclusive times as tracefs records them ($(cat /tmp/worst) off at worst for steps of 1 ms or more)"
+		ok "-S $op: $(wc -l < /tmp/steps.$op) steps, counts and inclusive times as tracefs records them ($(cat /tmp/worst) off at worst for steps over 2.5 ms a call)"
 	else
 		not_ok "-S $op against tracefs: $(echo "$cmp" | head -n 4 | tr '\n' ';') ($(wc -l < /tmp/oracle.$op) oracle steps)"
 	fi
@@ -248,7 +248,8 @@ set -- $(op_part "$out" online | grep -o "{\"state\": $bringup, [^}]*}" |
 	sed -n 's/.*"count": \([0-9]*\), "incl_us": \([0-9.]*\), "excl_us": \([0-9.]*\).*/\1 \2 \3/p')
 share=$(op_part "$out" online | sed -n 's/.*"in_steps_us": \([0-9.]*\), "own_total_us": \([0-9.]*\).*/\1 \2/p')
 if [ "${1:-0}" = "$want_on" ] && awk -v i="$2" -v e="$3" 'BEGIN { exit !(i > e && e >= 0) }'; then
-	ok "-S online: cpu:bringup ($bringup) $1 times, $2 us with the AP states nested in it, $3 us its own; in steps / own time: $share"
+	set -- $1 $2 $3 $share
+	ok "-S online: cpu:bringup ($bringup) $1 times, $2 us with the AP states nested in it, $3 us its own; all steps $4 us of $5 us outside the brake"
 else
 	not_ok "-S online: cpu:bringup: ${1:-absent} ${2:-} ${3:-} (want $want_on calls, inclusive > exclusive)"
 fi

@@ -8,7 +8,7 @@
 nl='
 '
 nbad=14
-ktap_plan $((16 + nbad))
+ktap_plan $((17 + nbad))
 
 write_knob() {
 	hp_parse "$(hpop write "$KNOB" "$1")"
