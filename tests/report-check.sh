@@ -20,7 +20,7 @@ timeout 60 "$chromium" --headless --no-sandbox --disable-gpu \
 	--dump-dom "file://$(realpath "$dir")/index.html" > "$tmp/dom.html" 2> "$tmp/err"
 rc=$?
 echo "KTAP version 1"
-echo "1..5"
+echo "1..6"
 if [ "$rc" = 0 ] && [ -s "$tmp/dom.html" ]; then
 	result ok "chromium renders index.html ($(wc -c < "$tmp/dom.html") bytes of DOM)"
 else
@@ -38,13 +38,29 @@ for id in latency-offline latency-online ops-vs-testers; do
 		segs="$segs $n"
 	done
 	set -- $segs
-	if grep -q '<svg' "$tmp/fig" && [ "$1" -ge 2 ] && [ "$2" -ge 2 ] &&
+	# a CDF of 20 ops is 20 steps at least; the throughput plot has 4
+	# points a curve
+	least=19
+	[ "$id" = ops-vs-testers ] && least=3
+	if grep -q '<svg' "$tmp/fig" && [ "$1" -ge "$least" ] && [ "$2" -ge "$least" ] &&
 	   ! grep -q 'NaN' "$tmp/fig"; then
-		result ok "plot $id: both kernels' curves drawn ($1 and $2 segments)"
+		result ok "plot $id: both kernels' curves drawn ($1 and $2 segments, >= $least)"
 	else
-		result fail "plot $id missing or empty: curves of $1 and $2 segments"
+		result fail "plot $id missing or thin: curves of $1 and $2 segments (want >= $least)"
 	fi
 done
+# the brake's precision: plotted when one of the kernels braked
+awk '$0 ~ "<figure id=\"brake-precision\"" { on = 1 } on { print }
+	on && /<\/figure>/ { exit }' "$tmp/dom.html" > "$tmp/fig"
+segs=$(awk '/id="gnuplot_plot_1"/ { on = 1 } /id="gnuplot_plot_2"/ { on = 0 } on' "$tmp/fig" |
+	tr -d '\n' | grep -o 'L *[0-9]' | wc -l)
+if ! grep -q 'brake_ms=[1-9]' "$dir/data" 2>/dev/null && ! grep -q 'brake [1-9][0-9]* ms' "$dir/report.md"; then
+	result ok "plot brake-precision # SKIP neither kernel braked"
+elif grep -q '<svg' "$tmp/fig" && [ "$segs" -ge 19 ]; then
+	result ok "plot brake-precision: the braked kernel's overshoot CDF drawn ($segs segments)"
+else
+	result fail "plot brake-precision missing or thin ($segs segments)"
+fi
 if grep -q '<table>' "$tmp/dom.html" && ! grep -q '| *|' "$dir/report.md"; then
 	result ok "tables are there, no empty cells"
 else

@@ -1,5 +1,9 @@
-# make bench-overhead: the same hotplug workload with and without hplat
-# attached, alternating, in one guest run (a benchmark, not a test).
+# make bench-overhead: what hplat costs (a benchmark, not a test).
+# 1. Exact: with kernel.bpf_stats on (hplat -v), the run time of every
+#    hplat program per traced op, in each attach mode, with and without
+#    -S and -e, against the mean latency of the same ops.
+# 2. A/B: the same workload without and with hplat attached, alternating,
+#    ops/s (noisy under TCG: read it against its min..max).
 #
 # usage: bench-overhead.sh ROUNDS PAIRS
 . /scenarios/lib/ktap.sh
@@ -22,6 +26,17 @@ workload() {
 }
 
 echo "# bench: $(uname -r), $(nproc) CPUs, $rounds rounds of $pairs pairs"
+for mode in "fentry" "fentry -S" "fentry -e" "fentry -S -e" "kprobe -k" "kprobe -k -S"; do
+	flags=${mode#* }
+	[ "$flags" = "$mode" ] && flags=""
+	hplat_start /tmp/cost.json -j -v $flags || exit 1
+	workload > /dev/null
+	hplat_stop
+	# the bpf_stats line: ops, run time, ns per op; the summary: mean op
+	set -- $(sed -n 's/.*"event": "bpf_stats", "ops": \([0-9]*\),.*"run_time_ns": \([0-9]*\), "ns_per_op": \([0-9.]*\), "mean_op_us": \([0-9.]*\).*/\1 \2 \3 \4/p' /tmp/cost.json)
+	echo "bench: cost mode=$(echo "$mode" | tr ' ' '_') ops=${1:-0} run_time_ns=${2:-0} ns_per_op=${3:-0} mean_op_us=${4:-0}"
+done
+
 r=1
 while [ $r -le "$rounds" ]; do
 	# alternate which runs first, so drift does not favour one side

@@ -1,10 +1,12 @@
 # make report, guest side: the figures of one kernel, as "data:" lines
 # (a measurement, not a test).
 #
-# usage: report-data.sh SECONDS
+# usage: report-data.sh SECONDS [PAIRS]   (SECONDS of hpload per tester
+#        count; PAIRS offline+online pairs for the latency CDFs, 20)
 . /scenarios/lib/ktap.sh
 
 secs=${1:-6}
+pairs=${2:-20}
 brake=$(cat "$KNOB" 2>/dev/null || echo 0)
 echo "data: env kernel=$(uname -r) cpus=$(nproc) brake_ms=$brake"
 
@@ -18,16 +20,23 @@ opsum() {
 		print s }'
 }
 
+# one writer, PAIRS offline+online pairs over cpu1..3: each op's latency
+# and brake (the cpuhp_brake event; 0 without it)
+hplat_start /tmp/l.json -j -e || exit 1
+i=0
+while [ "$i" -lt "$pairs" ]; do
+	hpop op $((i % 3 + 1)) offline > /dev/null
+	hpop op $((i % 3 + 1)) online > /dev/null
+	i=$((i + 1))
+done
+hplat_stop
+grep '"event": "op"' /tmp/l.json |
+	sed -n 's/.*"op": "\([a-z]*\)", "cpu": [0-9]*, "latency_us": \([0-9.]*\), "brake_us": \([0-9.]*\).*/data: lat op=\1 us=\2 brake_us=\3/p'
+
 for t in 1 2 4 8; do
-	if [ "$t" = 1 ]; then
-		hplat_start /tmp/r.json -j -S -e || exit 1
-	else
-		hplat_start /tmp/r.json -j -S || exit 1
-	fi
+	hplat_start /tmp/r.json -j -S || exit 1
 	hpload -t "$t" -d "$secs" -j > /tmp/load.json || exit 1
 	hplat_stop
-	[ "$t" = 1 ] && grep '"event": "op"' /tmp/r.json |
-		sed -n 's/.*"op": "\([a-z]*\)", "cpu": [0-9]*, "latency_us": \([0-9.]*\).*/data: lat op=\1 us=\2/p'
 	dur=$(sed -n 's/.*"duration_s": \([0-9.]*\).*/\1/p' /tmp/load.json)
 	echo "data: tput testers=$t hpload_ops_s=$(sed -n 's/.*"ops_per_s": \([0-9.]*\), "restored_cpus".*/\1/p' /tmp/load.json) kernel_ops_s=$(jtop /tmp/r.json ops_per_s) kernel_interval_s=$(jtop /tmp/r.json interval_s) ceiling_ops_s=$(jtop /tmp/r.json ceiling_ops_per_s) hpload_s=$dur ops=$(($(op_figs /tmp/r.json offline | cut -d' ' -f1) + $(op_figs /tmp/r.json online | cut -d' ' -f1))) op_total_us=$(awk -v m="$(jtop /tmp/r.json mean_in_flight)" -v i="$(jtop /tmp/r.json interval_s)" 'BEGIN { printf "%.0f", m * i * 1e6 }') in_steps_us=$(opsum /tmp/r.json in_steps_us) lock_wait_ms=$(jtop /tmp/r.json lock_wait_ms) lock_restarts=$(jtop /tmp/r.json lock_restarts) max_in_flight=$(jtop /tmp/r.json max_in_flight)"
 done

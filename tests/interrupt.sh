@@ -1,0 +1,67 @@
+#!/bin/bash
+# Ctrl-C or SIGTERM to the runner leaves nothing behind: tests/run with a
+# long guest case is interrupted once QEMU runs; it must exit 130 within
+# 15 s, and no process it started (its lanes, vm/run, timeout, QEMU) nor
+# its temporary folder may be left. KTAP.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/tests/lib/ktap.sh"
+. "$root/vm/lib.sh"
+pidfile=$HPBRAKE_BUILD/vm/6.1-probe.pid
+
+tmpdir=${TMPDIR:-/tmp}
+# leftovers: processes of the probe case, and the lanes of this runner
+# (their command lines name its folder)
+leftovers() {
+	pgrep -f "6\\.1-probe|tests/run probe${run_tmp:+|$run_tmp}" | grep -vx "$$" | tr '\n' ' '
+}
+
+echo "KTAP version 1"
+echo "1..6"
+for sig in INT TERM; do
+	before=$(ls -d "$tmpdir"/hpbrake-run.* 2>/dev/null | sort)
+	run_tmp=""
+	# a background job of a script starts with SIGINT ignored, and a
+	# signal ignored at start cannot be trapped: give it its default
+	# back, as a terminal's foreground job has it
+	python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$root/tests/run" probe > /tmp/interrupt.$$.out 2>&1 &
+	runner=$!
+	# wait for the guest's QEMU
+	i=0
+	while { [ ! -s "$pidfile" ] || ! kill -0 "$(cat "$pidfile" 2>/dev/null)" 2>/dev/null; } &&
+	      [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	qemu=$(cat "$pidfile" 2>/dev/null)
+	run_tmp=$(comm -13 <(echo "$before") <(ls -d "$tmpdir"/hpbrake-run.* 2>/dev/null | sort) | head -n 1)
+	sleep 2
+	t0=$(date +%s)
+	kill -"$sig" "$runner"
+	wait "$runner"
+	rc=$?
+	took=$(($(date +%s) - t0))
+	sleep 1
+	left=$(leftovers)
+	after=$(ls -d "$tmpdir"/hpbrake-run.* 2>/dev/null | sort)
+	if [ "$rc" = 130 ] && [ "$took" -le 15 ]; then
+		result ok "SIG$sig: the runner exits 130 after $took s"
+	else
+		result fail "SIG$sig: the runner exited $rc after $took s (QEMU was ${qemu:-not started})"
+	fi
+	if [ -n "$qemu" ] && [ -z "$left" ] && ! kill -0 "$qemu" 2>/dev/null; then
+		result ok "SIG$sig: QEMU ($qemu), vm/run, timeout and the lanes are gone"
+	else
+		result fail "SIG$sig: left behind: ${left:-none}; QEMU ${qemu:-never started}"
+		[ -z "$left" ] || kill -KILL $left 2>/dev/null
+	fi
+	if [ "$before" = "$after" ]; then
+		result ok "SIG$sig: no temporary folder left"
+	else
+		result fail "SIG$sig: temporary folders left: $(comm -13 <(echo "$before") <(echo "$after") | tr '\n' ' ')"
+	fi
+	rm -f /tmp/interrupt.$$.out
+done
+[ "$ktap_failed" = 0 ]
