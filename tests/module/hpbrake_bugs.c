@@ -21,10 +21,11 @@
  *    handlers and CPU hotplug").
  *
  * 2. Stale deferred work. The teardown queues work to run delay_ms
- *    later that assumes the CPU is still offline then; if the CPU is
- *    back online by that time, the work would undo what the online path
- *    set up anew (here: it is counted as a hit). It can only trigger
- *    when the online follows the offline within delay_ms. The class of
+ *    later that assumes the CPU is still offline then; if the online
+ *    path has set the CPU up again by that time (this state's startup
+ *    ran), the work would undo it (here: it is counted as a hit, with
+ *    how soon the startup came). It can only trigger when the online
+ *    follows the offline within delay_ms. The class of
  *    bug of the offline path's work cancellation fixed in commit
  *    ab47bd964af6 ("thermal/x86_pkg_temp: Sanitize locking").
  *
@@ -57,6 +58,7 @@ struct bugs_cpu {
 	unsigned long seq_a, seq_b;	/* class 1: equal unless mid-teardown */
 	unsigned long seen;		/* the last half-written seq_a counted */
 	ktime_t down;			/* class 2: when the teardown ran */
+	ktime_t up;			/* and the startup after it */
 	struct delayed_work stale;
 	unsigned int cpu;
 };
@@ -82,17 +84,20 @@ static void bugs_stale_fn(struct work_struct *work)
 	struct bugs_cpu *b = container_of(to_delayed_work(work),
 					  struct bugs_cpu, stale);
 
-	/* the work assumes its CPU is still down: a hit if it is back */
-	if (!cpu_online(b->cpu))
+	/* the work assumes its CPU is still down: a hit if the online path
+	 * has set it up anew since the teardown
+	 */
+	if (!ktime_after(READ_ONCE(b->up), b->down))
 		return;
 	atomic64_inc(&stale_hits);
 	first_hit(&first_stale_ns);
-	pr_info("hpbrake_bugs: stale hit: cpu%u back online within %u ms of its teardown (%lld ms)\n",
-		b->cpu, delay_ms, ktime_ms_delta(ktime_get(), b->down));
+	pr_info("hpbrake_bugs: stale hit: cpu%u set up again within %u ms of its teardown (%lld ms)\n",
+		b->cpu, delay_ms, ktime_ms_delta(b->up, b->down));
 }
 
 static int bugs_online(unsigned int cpu)
 {
+	WRITE_ONCE(per_cpu_ptr(&bugs_cpus, cpu)->up, ktime_get());
 	return 0;
 }
 
@@ -108,7 +113,7 @@ static int bugs_offline(unsigned int cpu)
 	smp_wmb();
 	udelay(window_us);
 	WRITE_ONCE(b->seq_b, b->seq_b + 1);
-	/* class 2: work that must not find the CPU back online */
+	/* class 2: work that must not find the CPU set up again */
 	b->down = ktime_get();
 	queue_delayed_work(system_unbound_wq, &b->stale,
 			   msecs_to_jiffies(delay_ms));
