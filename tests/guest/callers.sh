@@ -109,7 +109,7 @@ if [ ! -w /sys/power/pm_test ]; then
 	done
 	ktap_done
 fi
-max=60000
+max=10000
 echo "$max" > "$KNOB"
 dmesg -c > /dev/null
 trace_on cpuhp_brake
