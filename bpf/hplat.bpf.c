@@ -15,6 +15,7 @@
 
 /* Set by the loader between open and load. */
 const volatile bool per_cpu = false;		/* -C */
+const volatile bool steps_on = false;		/* -S */
 const volatile bool trace_ops = false;		/* -e */
 const volatile bool hist_ms = false;		/* -m: log2 histogram in ms */
 const volatile unsigned long long lin_width_us = 10000; /* -L width */
@@ -40,12 +41,19 @@ struct {
 	__type(value, struct start);
 } starts SEC(".maps");
 
-/* First failed attempt at the device hotplug lock, by writer thread. */
+/* A writer's attempts at the device hotplug lock, by thread: when the
+ * first began, and how many failed. Sized by the loader (-w).
+ */
+struct lock_wait {
+	unsigned long long ts;
+	unsigned long long restarts;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 1024);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct lock_wait);
 } lock_waits SEC(".maps");
 
 struct {
@@ -58,11 +66,27 @@ struct hplat_stats stats[2];
 unsigned int gen;
 long long busy[2];
 long long in_flight;
+/* updates given up because gen kept flipping (never seen: see stats_get) */
+unsigned long long lost_updates;
 
 /* -S: the cpuhp callbacks running for each target CPU, innermost last,
  * while an operation hplat traces is in flight for it (op + 1, else 0).
  */
 struct hplat_step_stack step_stacks[HPLAT_MAX_CPUS];
+
+/*
+ * -S: the steps of the operation in flight, added to the summary only
+ * when it returns, and dropped when its brake ends: callbacks that run
+ * for the target CPU during the brake (cpuhp_setup_state() from a module
+ * load, which does not wait for the brake) are not the operation's.
+ * Traced operations run one at a time (device_hotplug_lock), so one
+ * pending set serves them all.
+ */
+struct hplat_step_stats pending[HPLAT_MAX_STATES];
+unsigned int pending_idx[HPLAT_MAX_STATES];
+unsigned int pending_n;
+unsigned long long pending_steps_ns;
+unsigned long long pending_overflows;
 
 /*
  * Take the current generation's counters: busy[g] up first, then gen
@@ -75,22 +99,24 @@ static __always_inline struct hplat_stats *stats_get(unsigned int *gp)
 	unsigned int g = READ_ONCE(gen) & 1, i;
 	long long prev;
 
-	/* gen flips at most once a second: a third try never happens */
+	/*
+	 * gen flips at most once per summary (100 ms at least): a third try
+	 * never happens. Should it, the update is given up and counted
+	 * rather than added to a generation user space may be reading.
+	 */
 	for (i = 0; i < 3; i++) {
 		prev = __sync_fetch_and_add(&busy[g], 1);
 		barrier_var(prev);
-		if ((READ_ONCE(gen) & 1) == g)
-			break;
+		if ((READ_ONCE(gen) & 1) == g) {
+			*gp = g;
+			return &stats[g];
+		}
 		prev = __sync_fetch_and_add(&busy[g], -1);
 		barrier_var(prev);
 		g = READ_ONCE(gen) & 1;
 	}
-	if (i == 3) {
-		prev = __sync_fetch_and_add(&busy[g], 1);
-		barrier_var(prev);
-	}
-	*gp = g;
-	return &stats[g];
+	__sync_fetch_and_add(&lost_updates, 1);
+	return NULL;
 }
 
 static __always_inline void stats_put(unsigned int g)
@@ -100,12 +126,13 @@ static __always_inline void stats_put(unsigned int g)
 	barrier_var(prev);
 }
 
+/* first: this is the first value (count was 0), so min is not yet set */
 static __always_inline void min_max(unsigned long long *min,
 				    unsigned long long *max,
-				    unsigned long long v)
+				    unsigned long long v, bool first)
 {
 	/* Operations serialise on the device hotplug lock: no CAS needed. */
-	if (!*min || v < *min)
+	if (first || v < *min)
 		*min = v;
 	if (v > *max)
 		*max = v;
@@ -114,10 +141,10 @@ static __always_inline void min_max(unsigned long long *min,
 static __always_inline void dist_add(struct hplat_dist *d, unsigned long long ns)
 {
 	unsigned long long i = hplat_fine_slot(ns / 1000);
+	unsigned long long n = __sync_fetch_and_add(&d->count, 1);
 
-	__sync_fetch_and_add(&d->count, 1);
 	__sync_fetch_and_add(&d->sum_ns, ns);
-	min_max(&d->min_ns, &d->max_ns, ns);
+	min_max(&d->min_ns, &d->max_ns, ns, n == 0);
 	barrier_var(i);
 	if (i < HPLAT_FINE_SLOTS)
 		__sync_fetch_and_add(&d->fine[i], 1);
@@ -156,6 +183,50 @@ static __always_inline bool filtered_out(unsigned int cpu)
 	return task_filtered_out();
 }
 
+/* Add one to a counter of the current summary. */
+static __always_inline void count(unsigned long long off)
+{
+	struct hplat_stats *st;
+	unsigned int g;
+
+	st = stats_get(&g);
+	if (!st)
+		return;
+	__sync_fetch_and_add((unsigned long long *)((char *)st + off), 1);
+	stats_put(g);
+}
+
+#define COUNT(field)	count(__builtin_offsetof(struct hplat_stats, field))
+
+/*
+ * An operation of a thread that still has one in flight: the exit of the
+ * earlier one was never seen (a kretprobe instance missed), so it no
+ * longer counts as in flight.
+ */
+static __always_inline void forget_start(struct start *old)
+{
+	if (old->skip)
+		return;
+	__sync_fetch_and_add(&in_flight, -1);
+	COUNT(missed_exits);
+}
+
+static __always_inline void steps_reset(void)
+{
+	unsigned int i, n = pending_n;
+
+	for (i = 0; i < HPLAT_MAX_STATES && i < n; i++) {
+		unsigned int k = pending_idx[i];
+
+		barrier_var(k);
+		if (k < HPLAT_MAX_STATES)
+			__builtin_memset(&pending[k], 0, sizeof(pending[k]));
+	}
+	pending_n = 0;
+	pending_steps_ns = 0;
+	pending_overflows = 0;
+}
+
 static __always_inline int op_enter(struct device *dev, unsigned int op)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
@@ -166,25 +237,30 @@ static __always_inline int op_enter(struct device *dev, unsigned int op)
 	};
 	unsigned long long cpu = s.cpu, old;
 	struct hplat_stats *st;
+	struct start *prev;
 	long long now_in;
 	unsigned int g;
 
 	s.skip = filtered_out(s.cpu);
+	prev = bpf_map_lookup_elem(&starts, &tid);
+	if (prev)
+		forget_start(prev);
 	if (bpf_map_update_elem(&starts, &tid, &s, BPF_ANY)) {
-		st = stats_get(&g);
-		__sync_fetch_and_add(&st->start_drops, 1);
-		stats_put(g);
+		COUNT(start_drops);
 		return 0;
 	}
 	if (s.skip)
 		return 0;
 	barrier_var(cpu);
-	if (cpu < HPLAT_MAX_CPUS) {
+	if (steps_on && cpu < HPLAT_MAX_CPUS) {
+		steps_reset();
 		step_stacks[cpu].depth = 0;
 		step_stacks[cpu].op = op + 1;
 	}
 	now_in = __sync_add_and_fetch(&in_flight, 1);
 	st = stats_get(&g);
+	if (!st)
+		return 0;
 	old = st->max_in_flight;
 	if (now_in > 0 && (unsigned long long)now_in > old)
 		__sync_val_compare_and_swap(&st->max_in_flight, old, now_in);
@@ -192,10 +268,40 @@ static __always_inline int op_enter(struct device *dev, unsigned int op)
 	return 0;
 }
 
+/* Add the pending steps of the operation that returned to the summary. */
+static __always_inline void steps_commit(struct hplat_stats *st,
+					 unsigned long long op)
+{
+	unsigned int i, n = pending_n;
+
+	barrier_var(op);
+	if (op >= HPLAT_NR_OPS)
+		return;
+	for (i = 0; i < HPLAT_MAX_STATES && i < n; i++) {
+		unsigned int k = pending_idx[i];
+		struct hplat_step_stats *ss, *ps;
+
+		barrier_var(k);
+		if (k >= HPLAT_MAX_STATES)
+			continue;
+		ps = &pending[k];
+		ss = &st->steps[op][k];
+		__sync_fetch_and_add(&ss->count, ps->count);
+		__sync_fetch_and_add(&ss->incl_ns, ps->incl_ns);
+		__sync_fetch_and_add(&ss->excl_ns, ps->excl_ns);
+		if (ps->max_ns > ss->max_ns)
+			ss->max_ns = ps->max_ns;
+		ss->depth = ps->depth;
+	}
+	__sync_fetch_and_add(&st->ops[op].steps_ns, pending_steps_ns);
+	__sync_fetch_and_add(&st->ops[op].step_overflows, pending_overflows);
+	steps_reset();
+}
+
 static __always_inline int op_exit(int ret)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	unsigned long long lat, brake, us, op, cpu, i;
+	unsigned long long lat, brake, us, op, cpu, i, n;
 	struct hplat_op_stats *os;
 	struct hplat_stats *st;
 	struct hplat_event *e;
@@ -204,18 +310,15 @@ static __always_inline int op_exit(int ret)
 
 	sp = bpf_map_lookup_elem(&starts, &tid);
 	if (!sp) {
-		/* entered before hplat attached */
-		st = stats_get(&g);
-		__sync_fetch_and_add(&st->missed_starts, 1);
-		stats_put(g);
+		/* entered before hplat attached, or no room in starts */
+		COUNT(missed_starts);
 		return 0;
 	}
 	s = *sp;
 	bpf_map_delete_elem(&starts, &tid);
-	st = stats_get(&g);
 	if (s.skip) {
-		__sync_fetch_and_add(&st->filtered, 1);
-		goto out;
+		COUNT(filtered);
+		return 0;
 	}
 	__sync_fetch_and_add(&in_flight, -1);
 	lat = bpf_ktime_get_ns() - s.ts;
@@ -224,12 +327,20 @@ static __always_inline int op_exit(int ret)
 	/* bounds the verifier keeps: checked in the register it indexes with */
 	op = s.op;
 	cpu = s.cpu;
+	barrier_var(cpu);
+	if (steps_on && cpu < HPLAT_MAX_CPUS)
+		step_stacks[cpu].op = 0;
+	st = stats_get(&g);
+	if (!st) {
+		if (steps_on)
+			steps_reset();
+		return 0;
+	}
 	barrier_var(op);
 	if (op >= HPLAT_NR_OPS)
 		goto out;
-	barrier_var(cpu);
-	if (cpu < HPLAT_MAX_CPUS)
-		step_stacks[cpu].op = 0;
+	if (steps_on)
+		steps_commit(st, op);
 	os = &st->ops[op];
 	dist_add(&os->lat, lat);
 	dist_add(&os->own, lat - brake);
@@ -255,9 +366,9 @@ static __always_inline int op_exit(int ret)
 	if (per_cpu && cpu < HPLAT_MAX_CPUS) {
 		struct hplat_cpu_stats *cs = &st->cpus[op][cpu];
 
-		__sync_fetch_and_add(&cs->count, 1);
+		n = __sync_fetch_and_add(&cs->count, 1);
 		__sync_fetch_and_add(&cs->sum_ns, lat);
-		min_max(&cs->min_ns, &cs->max_ns, lat);
+		min_max(&cs->min_ns, &cs->max_ns, lat, n == 0);
 		if (ret)
 			__sync_fetch_and_add(&cs->errors, 1);
 		i = hplat_log2_slot(hist_ms ? us / 1000 : us);
@@ -278,7 +389,8 @@ static __always_inline int op_exit(int ret)
 		e->ret = ret;
 		e->cpu = s.cpu;
 		e->op = s.op;
-		e->pid = tid;
+		e->tid = tid;
+		e->pid = bpf_get_current_pid_tgid() >> 32;
 		bpf_get_current_comm(e->comm, sizeof(e->comm));
 		bpf_ringbuf_submit(e, 0);
 	}
@@ -341,11 +453,20 @@ int BPF_KRETPROBE(offline_kretprobe, int ret)
 static __always_inline int brake_end(unsigned long long slept_ns)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	unsigned long long cpu;
 	struct start *sp;
 
 	sp = bpf_map_lookup_elem(&starts, &tid);
-	if (sp)
-		sp->brake_ns = slept_ns;
+	if (!sp)
+		return 0;
+	sp->brake_ns = slept_ns;
+	cpu = sp->cpu;
+	barrier_var(cpu);
+	if (steps_on && !sp->skip && cpu < HPLAT_MAX_CPUS) {
+		/* what ran for the CPU during the brake was not this op */
+		steps_reset();
+		step_stacks[cpu].depth = 0;
+	}
 	return 0;
 }
 
@@ -366,37 +487,54 @@ int BPF_PROG(cpuhp_brake_raw, unsigned int cpu, bool online,
 /*
  * lock_device_hotplug_sysfs() either takes device_hotplug_lock or sleeps
  * 5 ms and returns -ERESTARTSYS, so that the writer restarts its write.
- * Count the restarts and the time from a writer's first failed attempt to
- * the one that gets the lock.
+ * Count the restarts and the time from the start of a writer's first
+ * attempt to the end of the one that gets the lock.
  */
+static __always_inline int lock_enter(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct lock_wait w = { .ts = bpf_ktime_get_ns() };
+
+	/* which CPU the writer wants is not known yet: --cpus cannot apply */
+	if (task_filtered_out())
+		return 0;
+	/* a restarted attempt keeps the start of the first */
+	bpf_map_update_elem(&lock_waits, &tid, &w, BPF_NOEXIST);
+	return 0;
+}
+
 static __always_inline int lock_exit(int ret)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	unsigned long long now = bpf_ktime_get_ns();
 	struct hplat_stats *st;
+	struct lock_wait *w;
 	unsigned int g;
-	__u64 *first;
 
-	/* which CPU the writer wants is not known yet: --cpus cannot apply */
-	if (task_filtered_out())
+	w = bpf_map_lookup_elem(&lock_waits, &tid);
+	if (!w)
 		return 0;
-	first = bpf_map_lookup_elem(&lock_waits, &tid);
 	if (ret) {
-		st = stats_get(&g);
-		__sync_fetch_and_add(&st->lock_restarts, 1);
-		stats_put(g);
-		if (!first)
-			bpf_map_update_elem(&lock_waits, &tid, &now, BPF_ANY);
+		w->restarts++;
+		COUNT(lock_restarts);
 		return 0;
 	}
-	if (first) {
+	if (w->restarts) {
 		st = stats_get(&g);
-		__sync_fetch_and_add(&st->lock_wait_ns, now - *first);
-		__sync_fetch_and_add(&st->lock_waits_done, 1);
-		stats_put(g);
-		bpf_map_delete_elem(&lock_waits, &tid);
+		if (st) {
+			__sync_fetch_and_add(&st->lock_wait_ns, now - w->ts);
+			__sync_fetch_and_add(&st->lock_waits_done, 1);
+			stats_put(g);
+		}
 	}
+	bpf_map_delete_elem(&lock_waits, &tid);
 	return 0;
+}
+
+SEC("fentry/lock_device_hotplug_sysfs")
+int BPF_PROG(lock_fentry)
+{
+	return lock_enter();
 }
 
 SEC("fexit/lock_device_hotplug_sysfs")
@@ -405,21 +543,35 @@ int BPF_PROG(lock_fexit, int ret)
 	return lock_exit(ret);
 }
 
+SEC("kprobe/lock_device_hotplug_sysfs")
+int BPF_KPROBE(lock_kprobe)
+{
+	return lock_enter();
+}
+
 SEC("kretprobe/lock_device_hotplug_sysfs")
 int BPF_KRETPROBE(lock_kretprobe, int ret)
 {
 	return lock_exit(ret);
 }
 
-/* A writer that dies while it waits for the lock (only a fatal signal
- * ends that wait) leaves an entry whose thread id may come back: drop it.
+/*
+ * A writer that dies while it waits for the lock (only a fatal signal
+ * ends that wait) leaves an entry whose thread id may come back, and one
+ * whose exit from an operation was missed leaves a start: drop both.
  */
 SEC("raw_tp/sched_process_exit")
 int BPF_PROG(task_exit)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct start *sp;
 
 	bpf_map_delete_elem(&lock_waits, &tid);
+	sp = bpf_map_lookup_elem(&starts, &tid);
+	if (sp) {
+		forget_start(sp);
+		bpf_map_delete_elem(&starts, &tid);
+	}
 	return 0;
 }
 
@@ -428,8 +580,6 @@ static __always_inline int step_enter(unsigned long long cpu, int idx)
 {
 	struct hplat_step_stack *sk;
 	unsigned long long d;
-	struct hplat_stats *st;
-	unsigned int g;
 
 	barrier_var(cpu);
 	if (cpu >= HPLAT_MAX_CPUS)
@@ -440,10 +590,7 @@ static __always_inline int step_enter(unsigned long long cpu, int idx)
 	d = sk->depth;
 	barrier_var(d);
 	if (d >= HPLAT_STEP_DEPTH) {
-		st = stats_get(&g);
-		if (sk->op <= HPLAT_NR_OPS)
-			__sync_fetch_and_add(&st->ops[(sk->op - 1) & 1].step_overflows, 1);
-		stats_put(g);
+		pending_overflows++;
 		return 0;
 	}
 	sk->f[d].ts = bpf_ktime_get_ns();
@@ -455,11 +602,9 @@ static __always_inline int step_enter(unsigned long long cpu, int idx)
 
 static __always_inline int step_exit(unsigned long long cpu, long long idx)
 {
-	unsigned long long d, op, incl, excl, now = bpf_ktime_get_ns();
+	unsigned long long d, op, incl, excl, n, now = bpf_ktime_get_ns();
 	struct hplat_step_stats *ss;
 	struct hplat_step_stack *sk;
-	struct hplat_stats *st;
-	unsigned int g;
 
 	barrier_var(cpu);
 	if (cpu >= HPLAT_MAX_CPUS)
@@ -479,22 +624,27 @@ static __always_inline int step_exit(unsigned long long cpu, long long idx)
 	excl = incl > sk->f[d].child_ns ? incl - sk->f[d].child_ns : 0;
 	if (d && d - 1 < HPLAT_STEP_DEPTH)
 		sk->f[d - 1].child_ns += incl;
-	op--;
-	barrier_var(op);
 	barrier_var(idx);
-	if (op >= HPLAT_NR_OPS || idx < 0 || idx >= HPLAT_MAX_STATES)
+	if (idx < 0 || idx >= HPLAT_MAX_STATES)
 		return 0;
-	st = stats_get(&g);
 	if (!d)
-		__sync_fetch_and_add(&st->ops[op].steps_ns, incl);
-	ss = &st->steps[op][idx];
-	__sync_fetch_and_add(&ss->count, 1);
-	__sync_fetch_and_add(&ss->incl_ns, incl);
-	__sync_fetch_and_add(&ss->excl_ns, excl);
+		pending_steps_ns += incl;
+	ss = &pending[idx];
+	if (!ss->count) {
+		/* first time in this operation: remember it for the commit */
+		n = pending_n;
+		barrier_var(n);
+		if (n >= HPLAT_MAX_STATES)
+			return 0;
+		pending_idx[n] = idx;
+		pending_n = n + 1;
+	}
+	ss->count++;
+	ss->incl_ns += incl;
+	ss->excl_ns += excl;
 	if (incl > ss->max_ns)
 		ss->max_ns = incl;
 	ss->depth = d + 1;
-	stats_put(g);
 	return 0;
 }
 

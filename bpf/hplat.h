@@ -13,7 +13,7 @@ enum hplat_op {
 
 /* log2 histogram in the display unit (ms, or us with -u): slot k holds
  * [2^k, 2^(k+1)), slot 0 also holds 0; the last slot also holds every
- * larger value (2^26 us = 67 s, past the 60 s brake bound).
+ * larger value (2^26 us = 67 s, past the 10 s brake bound).
  */
 #define HPLAT_LOG2_SLOTS	27
 /* Fine histogram for percentiles, in us: each power of two split into
@@ -109,7 +109,10 @@ struct hplat_stats {
 	unsigned long long lock_waits_done;
 	unsigned long long dropped_events;	/* -e: ring buffer full */
 	unsigned long long missed_starts;	/* exits without an entry */
-	unsigned long long start_drops;		/* entries the map had no room for */
+	unsigned long long start_drops;		/* entries the map had no room for
+						 * (their exits count as
+						 * missed_starts too) */
+	unsigned long long missed_exits;	/* entries whose exit never came */
 	unsigned long long filtered;		/* ops --cpus, -p, --comm left out */
 };
 
@@ -137,7 +140,9 @@ struct hplat_event {
 	int ret;
 	unsigned int cpu;		/* the CPU being plugged */
 	unsigned int op;		/* enum hplat_op */
-	unsigned int pid;
+	unsigned int pid;		/* process (tgid) */
+	unsigned int tid;		/* thread */
+	unsigned int pad;
 	char comm[16];
 };
 

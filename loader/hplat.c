@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/bpf.h>
+#include <linux/capability.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -30,6 +31,9 @@
 
 #define EXIT_USAGE 64
 #define SYS_BTF "/sys/kernel/btf/vmlinux"
+#define STAGE_LOAD "failed to load the BPF programs"
+/* the kernel's bound on a kretprobe's instances (KRETPROBE_MAXACTIVE_MAX) */
+#define MAXACTIVE_MAX 4096
 
 static volatile sig_atomic_t exiting;
 static struct hplat_opts opts;
@@ -120,10 +124,28 @@ static int tracepoint_mode(const char *tp)
 	return kallsyms_has(name) ? 2 : 0;
 }
 
+/* Does this process have CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN? */
 static bool have_caps(void)
 {
-	/* CAP_BPF + CAP_PERFMON or CAP_SYS_ADMIN; root has them all */
-	return geteuid() == 0;
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = { { 0 } };
+	unsigned long long eff;
+
+	if (syscall(SYS_capget, &hdr, data))
+		return geteuid() == 0;
+	eff = data[0].effective | (unsigned long long)data[1].effective << 32;
+	return (eff >> 21 & 1) ||			/* CAP_SYS_ADMIN */
+	       ((eff >> 39 & 1) && (eff >> 38 & 1));	/* CAP_BPF, CAP_PERFMON */
+}
+
+/* strerror() for the kernel's own codes too (ENOTSUPP is 524). */
+static const char *errstr(int err)
+{
+	const char *name = err >= 512 ? hplat_errno_name(err) : NULL;
+
+	return name ? name : strerror(err);
 }
 
 /* Does the kernel take BPF atomics with fetch (Linux 5.12)? A tiny
@@ -152,11 +174,11 @@ static bool kernel_has_atomics(void)
 }
 
 /* Say what is missing when loading or attaching failed. */
-static void explain_failure(const char *what, int err)
+static void explain_failure(const char *what, int err, bool loading)
 {
 	if (err == -EPERM && !have_caps())
-		fail("%s: %s: run as root or with CAP_BPF and CAP_PERFMON",
-		     what, strerror(-err));
+		fail("%s: %s: run as root or with CAP_BPF and CAP_PERFMON "
+		     "(or CAP_SYS_ADMIN)", what, strerror(-err));
 	else if (err == -EPERM)
 		fail("%s: %s (as root: kernel lockdown, or "
 		     "kernel.unprivileged_bpf_disabled with a seccomp filter?)",
@@ -168,14 +190,15 @@ static void explain_failure(const char *what, int err)
 	else if (!kallsyms_has("cpu_subsys_online"))
 		fail("%s: %s: cpu_subsys_online is absent or inlined in this "
 		     "kernel (not in /proc/kallsyms)", what, strerror(-err));
-	else if ((err == -EINVAL || err == -EACCES) && !kernel_has_atomics())
+	else if (loading && (err == -EINVAL || err == -EACCES) &&
+		 !kernel_has_atomics())
 		fail("%s: %s: this kernel has no BPF atomics; hplat needs "
 		     "Linux 5.12 or later", what, strerror(-err));
-	else if (err == -EINVAL || err == -EACCES || err == -E2BIG)
+	else if (loading && (err == -EINVAL || err == -EACCES || err == -E2BIG))
 		fail("%s: %s: the verifier rejected a program; run with -v "
 		     "for its log", what, strerror(-err));
 	else
-		fail("%s: %s", what, strerror(-err));
+		fail("%s: %s", what, errstr(-err));
 }
 
 static void read_state_names(struct hplat_snapshot *s, char **store)
@@ -214,9 +237,9 @@ static int handle_event(void *ctx, void *data, size_t size)
 	if (opts.json) {
 		printf("{\"event\": \"op\", \"ts_us\": %llu, \"op\": \"%s\", "
 		       "\"cpu\": %u, \"latency_us\": %.1f, \"brake_us\": %.1f, "
-		       "\"ret\": %d, \"pid\": %u, \"comm\": ", e->ts_ns / 1000,
-		       op, e->cpu, e->lat_ns / 1e3, e->brake_ns / 1e3, e->ret,
-		       e->pid);
+		       "\"ret\": %d, \"pid\": %u, \"tid\": %u, \"comm\": ",
+		       e->ts_ns / 1000, op, e->cpu, e->lat_ns / 1e3,
+		       e->brake_ns / 1e3, e->ret, e->pid, e->tid);
 		hplat_json_string(stdout, e->comm);
 		printf("}\n");
 	} else {
@@ -233,12 +256,12 @@ static void choose_programs(struct tracer *t)
 	struct bpf_program *fentry[] = {
 		skel->progs.online_entry, skel->progs.online_exit,
 		skel->progs.offline_entry, skel->progs.offline_exit,
-		skel->progs.lock_fexit,
+		skel->progs.lock_fentry, skel->progs.lock_fexit,
 	};
 	struct bpf_program *kp[] = {
 		skel->progs.online_kprobe, skel->progs.online_kretprobe,
 		skel->progs.offline_kprobe, skel->progs.offline_kretprobe,
-		skel->progs.lock_kretprobe,
+		skel->progs.lock_kprobe, skel->progs.lock_kretprobe,
 	};
 	size_t i;
 
@@ -261,6 +284,7 @@ static void set_rodata(struct hplat_bpf *skel)
 	int i;
 
 	skel->rodata->per_cpu = opts.per_cpu;
+	skel->rodata->steps_on = opts.steps;
 	skel->rodata->trace_ops = opts.events;
 	skel->rodata->hist_ms = !opts.usecs;
 	skel->rodata->lin_width_us = opts.lin_width_ms * 1000ULL;
@@ -313,6 +337,12 @@ static int attach_all(struct tracer *t, const char **what)
 	size_t i;
 	int err;
 
+	if (t->kprobes && maxactive > MAXACTIVE_MAX) {
+		fprintf(stderr, "hplat: kretprobes hold at most %d writers at "
+			"once, not %d: more are counted as kprobe misses\n",
+			MAXACTIVE_MAX, maxactive);
+		maxactive = MAXACTIVE_MAX;
+	}
 	if (t->kprobes) {
 		*what = "kretprobe/cpu_subsys_online";
 		err = hplat_kretprobe_attach(s->progs.online_kretprobe,
@@ -366,12 +396,20 @@ static int attach_all(struct tracer *t, const char **what)
 			*what = "kprobe/cpu_subsys_offline";
 			err = attach(s->progs.offline_kprobe, &s->links.offline_kprobe);
 		}
+		if (!err) {
+			*what = "kprobe/lock_device_hotplug_sysfs";
+			err = attach(s->progs.lock_kprobe, &s->links.lock_kprobe);
+		}
 	} else {
 		*what = "fentry/cpu_subsys_online";
 		err = attach(s->progs.online_entry, &s->links.online_entry);
 		if (!err) {
 			*what = "fentry/cpu_subsys_offline";
 			err = attach(s->progs.offline_entry, &s->links.offline_entry);
+		}
+		if (!err) {
+			*what = "fentry/lock_device_hotplug_sysfs";
+			err = attach(s->progs.lock_fentry, &s->links.lock_fentry);
 		}
 	}
 	return err;
@@ -411,7 +449,14 @@ static int start_bpf(struct tracer *t, const char **stage)
 		if (err)
 			goto fail;
 	}
-	*stage = "failed to load the BPF programs";
+	/* room for every writer of -w to wait for the lock at once */
+	if (opts.writers > 512) {
+		err = bpf_map__set_max_entries(t->skel->maps.lock_waits,
+					       2 * opts.writers);
+		if (err)
+			goto fail;
+	}
+	*stage = STAGE_LOAD;
 	err = hplat_bpf__load(t->skel);
 	if (err)
 		goto fail;
@@ -526,9 +571,10 @@ static void summary(struct tracer *t, struct hplat_snapshot *s, double secs)
 	char hms[16], iso[32];
 
 	if (hplat_stats_take(bss->stats, &bss->gen, bss->busy, &bss->in_flight,
-			     &s->st, 100000))
+			     &s->st, 1000000))
 		fprintf(stderr, "hplat: a BPF program held its counters for "
 			"more than a second; this summary may miss some\n");
+	s->lost_updates = __atomic_load_n(&bss->lost_updates, __ATOMIC_RELAXED);
 	s->interval_s = secs;
 	count_misses(t, s);
 	set_wall(s, hms, iso);
@@ -609,7 +655,7 @@ int main(int argc, char **argv)
 	     err == -ESRCH || err == -ENOENT || err == -EOPNOTSUPP ||
 	     err == -524 /* ENOTSUPP */)) {
 		fprintf(stderr, "hplat: fentry/fexit: %s: %s; trying kprobes\n",
-			stage, strerror(-err));
+			stage, errstr(-err));
 		t.kprobes = true;
 		if (t.steps == 1)
 			t.steps = 2;
@@ -619,7 +665,7 @@ int main(int argc, char **argv)
 		err = start_bpf(&t, &stage);
 	}
 	if (err) {
-		explain_failure(stage, err);
+		explain_failure(stage, err, !strcmp(stage, STAGE_LOAD));
 		err = 1;
 		goto cleanup;
 	}

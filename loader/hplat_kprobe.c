@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,7 +74,11 @@ void hplat_kprobe_remove_stale(void)
 		if (sscanf(line, "%*[^:]:" GROUP "/%127s", name) != 1 ||
 		    sscanf(name, "hplat_%d_", &pid) != 1)
 			continue;
-		if (pid == getpid() || !kill(pid, 0) || errno != ESRCH)
+		/*
+		 * Called before this process makes any: one with its own pid
+		 * is a dead process's whose pid came back.
+		 */
+		if (pid != getpid() && (!kill(pid, 0) || errno != ESRCH))
 			continue;
 		snprintf(cmd, sizeof(cmd), "-:" GROUP "/%s\n", name);
 		kprobe_events(root, cmd);
@@ -87,7 +92,7 @@ int hplat_kretprobe_attach(struct bpf_program *prog, const char *func,
 	struct perf_event_attr attr = { .size = sizeof(attr) };
 	const char *root = tracefs();
 	char line[256], path[192], buf[32];
-	int fd, pfd, err;
+	int fd, pfd, err, cpu;
 	ssize_t n;
 
 	memset(kp, 0, sizeof(*kp));
@@ -115,7 +120,12 @@ int hplat_kretprobe_attach(struct bpf_program *prog, const char *func,
 	buf[n] = '\0';
 	attr.type = PERF_TYPE_TRACEPOINT;
 	attr.config = strtoull(buf, NULL, 10);
-	pfd = syscall(__NR_perf_event_open, &attr, -1, 0, -1,
+	/*
+	 * One event, on a CPU that is online now: the program it carries runs
+	 * wherever the probe fires. CPU 0 may be offline (arm64 lets it go).
+	 */
+	cpu = sched_getcpu();
+	pfd = syscall(__NR_perf_event_open, &attr, -1, cpu < 0 ? 0 : cpu, -1,
 		      PERF_FLAG_FD_CLOEXEC);
 	if (pfd < 0) {
 		err = -errno;

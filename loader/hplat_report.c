@@ -94,24 +94,49 @@ double hplat_ceiling_ops_per_s(const struct hplat_snapshot *s)
 	return ns ? n / (ns / 1e9) : 0;
 }
 
-int hplat_stats_take(struct hplat_stats gens[2], unsigned int *gen,
-		     long long busy[2], const long long *in_flight,
-		     struct hplat_stats *out, long max_spins)
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Wait until no program works on generation g; false at the deadline. */
+static bool drained(long long busy[2], unsigned int g, double deadline)
 {
 	struct timespec tick = { .tv_nsec = 10000 };
+
+	while (__atomic_load_n(&busy[g], __ATOMIC_SEQ_CST)) {
+		if (mono_s() >= deadline)
+			return false;
+		nanosleep(&tick, NULL);
+	}
+	return true;
+}
+
+int hplat_stats_take(struct hplat_stats gens[2], unsigned int *gen,
+		     long long busy[2], const long long *in_flight,
+		     struct hplat_stats *out, long timeout_us)
+{
+	double deadline = mono_s() + timeout_us / 1e6;
 	unsigned int old = __atomic_load_n(gen, __ATOMIC_SEQ_CST) & 1;
 	long long now_in = __atomic_load_n(in_flight, __ATOMIC_SEQ_CST);
-	long spins;
 	int ret = 0;
 
+	/*
+	 * The generation to switch to was cleared when it was taken, unless
+	 * that take timed out: clear it now, once nothing works on it.
+	 */
+	if (!drained(busy, old ^ 1, deadline))
+		ret = -1;
+	memset(&gens[old ^ 1], 0, sizeof(gens[old ^ 1]));
 	gens[old ^ 1].max_in_flight = now_in > 0 ? (unsigned long long)now_in : 0;
 	__atomic_store_n(gen, old ^ 1, __ATOMIC_SEQ_CST);
-	for (spins = 0; __atomic_load_n(&busy[old], __ATOMIC_SEQ_CST); spins++) {
-		if (spins >= max_spins) {
-			ret = -1;
-			break;
-		}
-		nanosleep(&tick, NULL);
+	if (!drained(busy, old, deadline)) {
+		/* a program still adds to it: copy, and clear it next time */
+		memcpy(out, &gens[old], sizeof(*out));
+		return -1;
 	}
 	memcpy(out, &gens[old], sizeof(*out));
 	memset(&gens[old], 0, sizeof(gens[old]));
@@ -367,16 +392,20 @@ void hplat_print_text(FILE *out, const struct hplat_snapshot *s)
 		st->lock_restarts, st->lock_wait_ns / 1e6, st->lock_waits_done);
 	fprintf(out, "throughput: %.2f ops/s over %.1f s, ceiling 1/mean %.2f ops/s\n",
 		hplat_ops_per_s(s), s->interval_s, hplat_ceiling_ops_per_s(s));
-	if (st->dropped_events || st->missed_starts || st->start_drops ||
-	    st->filtered)
-		fprintf(out, "dropped events: %llu, exits without entry: %llu, "
-			"entries without room: %llu, filtered out: %llu\n",
-			st->dropped_events, st->missed_starts, st->start_drops,
-			st->filtered);
-	if (s->bpf_misses || (s->kprobe_misses && s->kprobe_misses != -1ULL))
-		fprintf(out, "missed: %llu by kprobes, %llu by BPF (since attach)\n",
+	if (st->dropped_events || st->filtered)
+		fprintf(out, "dropped events: %llu, filtered out: %llu\n",
+			st->dropped_events, st->filtered);
+	if (st->missed_starts || st->start_drops)
+		fprintf(out, "exits without entry: %llu (%llu entries without "
+			"room)\n", st->missed_starts, st->start_drops);
+	if (st->missed_exits)
+		fprintf(out, "entries without exit: %llu\n", st->missed_exits);
+	if (s->bpf_misses || s->lost_updates ||
+	    (s->kprobe_misses && s->kprobe_misses != -1ULL))
+		fprintf(out, "missed: %llu by kprobes, %llu by BPF, %llu updates "
+			"given up (since attach)\n",
 			s->kprobe_misses == -1ULL ? 0 : s->kprobe_misses,
-			s->bpf_misses);
+			s->bpf_misses, s->lost_updates);
 }
 
 /* Length of the valid UTF-8 sequence at p (1..4), or 0 if it is not one
@@ -548,13 +577,15 @@ void hplat_print_json(FILE *out, const struct hplat_snapshot *s)
 		"\"mean_in_flight\": %.3f, \"lock_restarts\": %llu, "
 		"\"lock_wait_ms\": %.3f, \"lock_waits\": %llu, "
 		"\"dropped_events\": %llu, \"missed_starts\": %llu, "
-		"\"start_drops\": %llu, \"filtered\": %llu, ",
+		"\"start_drops\": %llu, \"missed_exits\": %llu, "
+		"\"filtered\": %llu, \"lost_updates\": %llu, ",
 		s->wall_iso ? s->wall_iso : "", s->attach_mode,
 		s->brake_event ? "true" : "false", s->interval_s,
 		hplat_ops_per_s(s), hplat_ceiling_ops_per_s(s),
 		st->max_in_flight, hplat_mean_in_flight(s), st->lock_restarts,
 		st->lock_wait_ns / 1e6, st->lock_waits_done, st->dropped_events,
-		st->missed_starts, st->start_drops, st->filtered);
+		st->missed_starts, st->start_drops, st->missed_exits,
+		st->filtered, s->lost_updates);
 	if (s->kprobe_misses == -1ULL)
 		fprintf(out, "\"kprobe_misses\": null, ");
 	else

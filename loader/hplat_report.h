@@ -29,6 +29,7 @@ struct hplat_snapshot {
 	unsigned long long lin_width_us;
 	unsigned long long kprobe_misses;	/* since attach; -1ULL: unknown */
 	unsigned long long bpf_misses;		/* since attach */
+	unsigned long long lost_updates;	/* since attach: see stats_get() */
 	struct hplat_stats st;
 	const char *state_names[HPLAT_MAX_STATES]; /* NULL: unknown */
 };
@@ -42,24 +43,27 @@ double hplat_percentile(const unsigned long long *fine, unsigned long long count
 			double pct, double min_us, double max_us);
 void hplat_figures(const struct hplat_dist *d, struct hplat_figures *f);
 
-/* Sum of all ops' latencies over the interval: Little's law gives the
- * time-weighted mean number of operations in flight.
+/* The summed latencies of the operations that ended in the interval,
+ * divided by its length: the time-weighted mean number of operations in
+ * flight (Little's law) when no operation straddles the interval's ends;
+ * an operation is counted wholly in the interval it ends in.
  */
 double hplat_mean_in_flight(const struct hplat_snapshot *s);
 double hplat_ops_per_s(const struct hplat_snapshot *s);
 double hplat_ceiling_ops_per_s(const struct hplat_snapshot *s);
 
 /*
- * Take one summary's counters: flip *gen so that the BPF side adds to the
- * other generation, wait until no program still works on the old one
- * (busy[old] back to 0; at most max_spins polls of 10 us), copy it to out
- * and clear it. The new generation's max_in_flight starts at in_flight.
- * Returns 0, or -1 if the old generation never drained (out is then
- * still the copy, possibly incomplete).
+ * Take one summary's counters: clear the other generation, flip *gen so
+ * that the BPF side adds to it, wait until no program still works on the
+ * old one (busy[old] back to 0), copy it to out and clear it. The new
+ * generation's max_in_flight starts at in_flight. Returns 0, or -1 if a
+ * generation did not drain within timeout_us (CLOCK_MONOTONIC): out is
+ * then the copy, possibly incomplete, and the old generation is left as
+ * it is, to be cleared by the next take once it has drained.
  */
 int hplat_stats_take(struct hplat_stats gens[2], unsigned int *gen,
 		     long long busy[2], const long long *in_flight,
-		     struct hplat_stats *out, long max_spins);
+		     struct hplat_stats *out, long timeout_us);
 
 /* The label of an error slot: "EAGAIN", "ERESTARTNOINTR", "140", "other". */
 const char *hplat_errno_label(unsigned int slot, char *buf, size_t len);

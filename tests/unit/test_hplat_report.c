@@ -313,6 +313,8 @@ static struct hplat_snapshot *sample_us(void)
 	s->st.dropped_events = 3;
 	s->kprobe_misses = 4;
 	s->bpf_misses = 5;
+	s->lost_updates = 6;
+	s->st.missed_exits = 7;
 	return s;
 }
 
@@ -747,11 +749,11 @@ static void *writer(void *arg)
 /* What hplat did before the flip: copy the live counters, then zero them. */
 static int naive_take(struct hplat_stats gens[2], unsigned int *gen,
 		      long long busy[2], const long long *in_flight,
-		      struct hplat_stats *out, long max_spins)
+		      struct hplat_stats *out, long timeout_us)
 {
 	unsigned int g = __atomic_load_n(gen, __ATOMIC_SEQ_CST) & 1;
 
-	(void)busy, (void)in_flight, (void)max_spins;
+	(void)busy, (void)in_flight, (void)timeout_us;
 	memcpy(out, &gens[g], sizeof(*out));
 	memset(&gens[g], 0, sizeof(gens[g]));
 	return 0;
@@ -811,12 +813,13 @@ static void test_take(void)
 	struct hplat_stats *out = &taken;
 	struct take_run res;
 	unsigned long long lost;
+	double t0, waited;
 	int ret, tries;
 
 	/*
-	 * mutant: no wait for busy[old]; waiting on busy[old ^ 1]; the flip
-	 * after the copy and clear; the copy before the wait; the memset on
-	 * the new generation
+	 * mutant: no wait for busy[old]; waiting on busy[old ^ 1] only; the
+	 * flip after the copy and clear; the copy before the wait; the
+	 * memset of the new generation after the flip
 	 */
 	take_run(hplat_stats_take, 0.4, &res);
 	ok(!res.fails && res.sum[0] == res.adds && res.sum[1] == res.adds &&
@@ -844,32 +847,49 @@ static void test_take(void)
 	   "the old copy-then-zero loses adds under the same load: %llu of "
 	   "%llu in %llu takes (run %d)", lost, res.adds, res.takes, tries);
 
-	/* a program that never finishes: -1 after max_spins, copy kept */
+	/*
+	 * a program that does not finish: -1 at the deadline (30 ms, on
+	 * CLOCK_MONOTONIC), the copy kept, the old generation not cleared
+	 * under it
+	 */
 	r->gens[0].ops[0].lat.count = 7;
+	r->gens[1].ops[0].lat.count = 3;	/* stale: cleared before use */
 	r->busy[0] = 1;
 	r->in_flight = 5;
-	ret = hplat_stats_take(r->gens, &r->gen, r->busy, &r->in_flight, out, 3);
+	t0 = now_s();
+	ret = hplat_stats_take(r->gens, &r->gen, r->busy, &r->in_flight, out,
+			       30000);
+	waited = now_s() - t0;
 	/* mutant: ret = 0 on timeout; max_in_flight set in the old gen; no
-	 * wait, or waiting on busy[old ^ 1]; the memset on the new gen
+	 * wait, or waiting on busy[old ^ 1] only; no clear of the new gen;
+	 * the old gen cleared on timeout; a deadline in spins
 	 */
 	ok(ret == -1 && r->gen == 1 && out->ops[0].lat.count == 7 &&
-	   r->gens[1].max_in_flight == 5,
-	   "busy[old] never drains: -1 (%d), gen flipped (%u), copy kept "
-	   "(%llu), new gen's max_in_flight from in_flight (%llu)", ret,
-	   r->gen, out->ops[0].lat.count, r->gens[1].max_in_flight);
+	   r->gens[0].ops[0].lat.count == 7 && r->gens[1].ops[0].lat.count == 0 &&
+	   r->gens[1].max_in_flight == 5 && waited >= 0.03 && waited < 1,
+	   "busy[old] never drains: -1 (%d) after %.0f ms, gen flipped (%u), "
+	   "copy kept (%llu), old gen not cleared (%llu), new gen cleared "
+	   "(%llu), its max_in_flight from in_flight (%llu)", ret,
+	   waited * 1e3, r->gen, out->ops[0].lat.count,
+	   r->gens[0].ops[0].lat.count, r->gens[1].ops[0].lat.count,
+	   r->gens[1].max_in_flight);
 	r->busy[0] = 0;
 	r->in_flight = -2;
 	r->gens[1].ops[1].own.count = 9;
-	ret = hplat_stats_take(r->gens, &r->gen, r->busy, &r->in_flight, out, 3);
-	/* mutant: the memset on the new gen; max_in_flight set in the old
-	 * gen; a negative in_flight cast as it is
+	ret = hplat_stats_take(r->gens, &r->gen, r->busy, &r->in_flight, out,
+			       30000);
+	/* mutant: no clear of the new gen before the flip; max_in_flight set
+	 * in the old gen; a negative in_flight cast as it is
 	 */
 	ok(ret == 0 && r->gen == 0 && out->ops[1].own.count == 9 &&
 	   out->max_in_flight == 5 && r->gens[0].max_in_flight == 0 &&
+	   r->gens[0].ops[0].lat.count == 0 &&
 	   r->gens[1].ops[1].own.count == 0,
-	   "next take: gen back to 0, the gen taken is cleared, max_in_flight "
-	   "carried (%llu), negative in_flight starts at 0 (%llu)",
-	   out->max_in_flight, r->gens[0].max_in_flight);
+	   "next take: the stale gen cleared once drained (%llu), gen back "
+	   "to 0, the gen taken is cleared, max_in_flight carried (%llu), "
+	   "negative in_flight starts at 0 (%llu)",
+	   r->gens[0].ops[0].lat.count, out->max_in_flight,
+	   r->gens[0].max_in_flight);
 }
 
 /* ---- (e) steps, brake and own figures, units, timestamps ---- */
@@ -988,12 +1008,22 @@ static void test_units(void)
 	   !strncmp(json, "{\"event\": \"summary\", \"ts\": "
 		    "\"2026-12-03T11:34:56.789Z\", ", 55),
 	   "-T: text starts with the time, JSON with event and ts");
-	/* mutant: kprobe_misses -1 printed as a number */
+	/* mutant: kprobe_misses -1 printed as a number; lost_updates or
+	 * missed_exits left out of text or JSON
+	 */
 	ok(strstr(json, "\"kprobe_misses\": null, \"bpf_misses\": 0") &&
 	   strstr(ujson, "\"kprobe_misses\": 4, \"bpf_misses\": 5") &&
-	   has_line(utext, "missed: 4 by kprobes, 5 by BPF (since attach)") &&
+	   strstr(ujson, "\"missed_exits\": 7, ") &&
+	   strstr(ujson, "\"lost_updates\": 6, ") &&
+	   strstr(json, "\"missed_exits\": 0, ") &&
+	   has_line(utext, "missed: 4 by kprobes, 5 by BPF, 6 updates given "
+		    "up (since attach)") &&
+	   has_line(utext, "entries without exit: 7") &&
+	   !strstr(utext, "exits without entry") &&
+
 	   !strstr(text, "missed:"),
-	   "kprobe misses: null when unknown, missed line only when some");
+	   "kprobe misses: null when unknown, missed line only when some; "
+	   "missed_exits and lost_updates in text and JSON");
 	free(text);
 	free(json);
 	free(utext);
