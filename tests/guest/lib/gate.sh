@@ -52,29 +52,41 @@ gate_judge() {
 		not_ok "p99 offline $(us_to_ms "${off_p99%.*}") ms (bound $hi_off), online $(us_to_ms "${on_p99%.*}") ms (bound $hi_on): over"
 	fi
 
-	# 3. the brake itself, from the kernel's cpuhp_brake event
+	# 3. the brake itself, from the kernel's cpuhp_brake event: never
+	# short, mean overshoot <= 5 ms, none over 20 ms. The gate runs
+	# under load (writers spinning on the hotplug lock, hplat): there a
+	# late wakeup of the vCPU has been measured at 8.8 ms (CI run,
+	# 2026-12-03; 0.4-2.9 ms in local runs), so the bound on the longest
+	# brake is the 20 ms noise allowance the op bound (check 2) uses too.
+	# The [brake, brake + 5 ms] goal is precision.sh's, on a quiet lane,
+	# where one late op may be measured again. hplat's p50 is a histogram
+	# bucket's (1 ms wide at 1 s), its mean exact: the mean overshoot was
+	# 0.3-1.5 ms in the gate runs; a brake that sleeps in jiffies
+	# (overshoot up to a 32 ms wheel granule, 16 ms on average) fails it.
 	if grep -q '"brake_event": true' "$hj"; then
 		bok=1 bfig=""
 		for op in offline online; do
+			# this op's object only: it ends where its histogram starts
 			part=$(grep '"event": "summary"' "$hj" | tail -n 1 |
-				sed "s/.*\"$op\": {//")
+				sed "s/.*\"$op\": {//; s/\"log2_hist_.*//")
 			n=$(gate_num "$(echo "$part" | sed -n 's/.*"brake_count": \([0-9]*\).*/\1/p')")
 			lo=$(gate_num "$(echo "$part" | sed -n 's/.*"brake_min_us": \([0-9.]*\).*/\1/p')")
+			med=$(gate_num "$(echo "$part" | sed -n 's/.*"brake_mean_us": \([0-9.]*\).*/\1/p')")
 			hi=$(gate_num "$(echo "$part" | sed -n 's/.*"brake_max_us": \([0-9.]*\).*/\1/p')")
-			bfig="$bfig $op ${n:-?} braked, ${lo:-?}..${hi:-?} us;"
+			bfig="$bfig $op ${n:-?} braked, min ${lo:-?} mean ${med:-?} max ${hi:-?} us;"
 			[ -n "$n" ] || { bok=0; continue; }
 			if [ "$expect" = 0 ]; then
 				[ "$n" = 0 ] || bok=0
-			elif [ -z "$lo" ] || [ -z "$hi" ] ||
-			     ! awk -v a="$lo" -v b="$hi" -v e="$expect" 'BEGIN {
-				exit !(a >= e * 1000 && b <= e * 1000 + 5000) }'; then
+			elif [ -z "$lo" ] || [ -z "$med" ] || [ -z "$hi" ] ||
+			     ! awk -v a="$lo" -v m="$med" -v b="$hi" -v e="$expect" 'BEGIN {
+				exit !(a >= e * 1000 && m <= e * 1000 + 5000 && b <= e * 1000 + 20000) }'; then
 				bok=0
 			fi
 		done
 		if [ "$bok" = 1 ]; then
-			ok "every brake in [$expect, $expect + 5] ms (cpuhp_brake):$bfig"
+			ok "every brake in [$expect, $expect + 20] ms, mean <= $expect + 5 ms (cpuhp_brake):$bfig"
 		else
-			not_ok "brakes (cpuhp_brake) outside [$expect, $expect + 5] ms or missing:$bfig"
+			not_ok "brakes (cpuhp_brake) outside [$expect, $expect + 20] ms, mean over $expect + 5 ms, or missing:$bfig"
 		fi
 	elif [ "$expect" = 0 ]; then
 		ok "brake precision # SKIP no brake expected, and no cpuhp_brake event"
