@@ -1,13 +1,14 @@
 # Every write to cpu1..3/online takes the brake and no more than the
 # operation itself adds: [brake, brake + unbraked p99 + 20 ms), the p99
-# that of this kernel's unbraked ops (unbraked_p99, measured once). One
+# that of this kernel's unbraked ops (unbraked_p99, measured in make
+# check's conditions). One
 # cpuhp_brake record per braked write, none when the brake is 0 or absent.
 # First, unbraked ops (the knob at 0; the kernel itself on vanilla): none
 # may fail or leave a record, and their p99 in this guest is printed.
 #
 # usage: brake.sh none|MS [CALIBRATION_PAIRS]
-#   none: a vanilla kernel: no knob, no cpuhp_brake event; every op under
-#         the shortest brake the suites use (250 ms)
+#   none: a vanilla kernel: no knob, no cpuhp_brake event; every op in
+#         [0, unbraked p99 + 20 ms), as at brake 0
 #   MS:   a braked kernel whose knob reads MS (boot parameter or default)
 #   CALIBRATION_PAIRS: unbraked offline+online pairs measured first
 #         (default 30; "brake.sh none 150" measured unbraked_p99)
@@ -60,13 +61,17 @@ fi
 off99=$(p99_ms /tmp/cal.offline)
 on99=$(p99_ms /tmp/cal.online)
 echo "# unbraked p99 in this guest, ms: offline $off99, online $on99 (the windows use $(unbraked_p99 offline) and $(unbraked_p99 online))"
+set -- $(us_stats /tmp/cal.offline) $(us_stats /tmp/cal.online)
+echo "# unbraked p50 / max in this guest, ms ($1 and $5 ops): offline $(us_to_ms "$3") / $(us_to_ms "$4"), online $(us_to_ms "$7") / $(us_to_ms "$8")"
 [ "$pairs" -lt 100 ] || { echo "# unbraked offline us: $(tr "\n" " " < /tmp/cal.offline)"; echo "# unbraked online us: $(tr "\n" " " < /tmp/cal.online)"; }
 
 # the window of each op type: [brake, brake + unbraked p99 + 20 ms), the
-# p99 measured once for this kernel (unbraked_p99); vanilla: under the
-# shortest brake the suites use
+# p99 measured for this kernel in make check's conditions (unbraked_p99);
+# vanilla: [0, unbraked p99 + 20 ms), as brake 0
 if [ "$expect" = none ]; then
-	lo=0 hi_off=250 hi_on=250
+	lo=0
+	hi_off=$(op_hi 0 offline)
+	hi_on=$(op_hi 0 online)
 else
 	lo=$expect
 	hi_off=$(op_hi "$expect" offline)

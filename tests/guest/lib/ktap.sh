@@ -104,7 +104,8 @@ check_eq() {
 }
 
 # hplat_start OUT ARGS...: run hplat in the background, wait until it has
-# attached (its first JSON line or its "Tracing" banner).
+# attached (its first JSON line or its "Tracing" banner; up to 60 s: a
+# guest beside a busy one takes several to load the BPF object).
 hplat_start() {
 	out=$1
 	shift
@@ -113,7 +114,7 @@ hplat_start() {
 	hplat "$@" > "$out" 2> "$out.err" &
 	HPLAT_PID=$!
 	i=0
-	while [ $i -lt 100 ]; do
+	while [ $i -lt 600 ]; do
 		if grep -q '"attached"\|^TIME' "$out" 2>/dev/null ||
 		   grep -q '^Tracing' "$out.err" 2>/dev/null; then
 			return 0
@@ -217,17 +218,34 @@ p99_ms() {
 
 # unbraked_p99 OP: the p99 (ms) of an unbraked OP (offline|online) on
 # cpu1..3 by one writer, in a QEMU/TCG guest of this kernel (4 vCPUs on
-# one host thread) with another such guest doing the same beside it on
-# the 2-core host, as make check runs them: the largest p99 of three
-# runs of 150 pairs (suite "calibrate", both trees at once), 2026-12-03.
-# 6.1: 39.6-59.2 ms offline, 38.4-57.7 online; 6.12: 41.6-43.8 and
-# 20.4-29.3. Nothing for a kernel not measured: the caller says so.
+# one host thread) with another guest beside it on the 2-core host, as
+# make check runs them. Three runs of 150 pairs (suite "calibrate", both
+# trees at once) gave 39.6-59.2 ms offline, 38.4-57.7 online on 6.1 and
+# 41.6-43.8 / 20.4-29.3 on 6.12; but the 30 pairs brake.sh measures at
+# the start of each suite of make check itself went higher: over 29 such
+# suites of four make check runs (2026-12-03), 6.1 up to 82.7 / 80.9 ms
+# and 6.12 up to 73.2 / 34.9, and the 6.12 vanilla guest beside the
+# debug kernel (phase B) 71.8-73.2 / 45.7-49.0 (two runs of 150 pairs).
+# The figures are those maxima, rounded up to the ms: a window measured
+# in calmer conditions than the test's own fails on noise alone.
+# The 6.1 debug kernel (lockdep: /proc/lockdep exists) runs beside
+# CPU-bound guests (make check's phase B), and its braked ops take
+# longer than its unbraked ones: unbraked, two runs of 150 pairs at
+# cpuhp_brake_ms=0 beside a 6.12 vanilla guest doing the same, 65.5-70.1
+# and 54.8-69.7; braked at 1000 ms, each op's time less its brake (suite
+# "calibrate-debug", 30 pairs, the first half beside that guest), 183.1
+# and 115.8 ms, which it uses. Nothing for a kernel not measured: the
+# caller says so.
 unbraked_p99() {
-	case "$(uname -m) $(uname -r | cut -d. -f1,2) $1" in
-	"x86_64 6.1 offline") echo 60 ;;
-	"x86_64 6.1 online") echo 58 ;;
-	"x86_64 6.12 offline") echo 44 ;;
-	"x86_64 6.12 online") echo 30 ;;
+	lockdep=""
+	[ -e /proc/lockdep ] && lockdep=" lockdep"
+	case "$(uname -m) $(uname -r | cut -d. -f1,2)$lockdep $1" in
+	"x86_64 6.1 offline") echo 83 ;;
+	"x86_64 6.1 online") echo 81 ;;
+	"x86_64 6.1 lockdep offline") echo 184 ;;
+	"x86_64 6.1 lockdep online") echo 116 ;;
+	"x86_64 6.12 offline") echo 74 ;;
+	"x86_64 6.12 online") echo 49 ;;
 	esac
 }
 
