@@ -56,22 +56,38 @@ wait_events() {
 }
 
 # --- 1..10: one run with -j -C -S -L -e, the tracefs oracle beside it ---
-# Each op's hpop latency must be at least hplat's, and at most 5 ms more
-# (the write(2) around the kernel function). An op whose user-space side
-# took longer, the one direction noise takes, is done again (remeasure);
-# hplat's figure above hpop's is never excused.
+# Each op's hpop latency must be at least hplat's, and at most 20 ms more
+# (the write(2) around the kernel function): under 2 ms as a rule, but in
+# make check's phase A the host preempting a vCPU put the two 5.2-16.6 ms
+# apart, 3 ops of 12 in one run; 20 ms is the noise allowance the op
+# windows give too, and an hplat that lost the brake or the steps would
+# be 100 ms or more short. An op whose user-space side took longer, the
+# one direction noise takes, is done again (remeasure); hplat's figure
+# above hpop's is never excused.
 echo mono > $T/trace_clock
-if [ "$brake" = none ]; then
-	trace_on cpuhp_enter cpuhp_multi_enter cpuhp_exit
-else
-	trace_on cpuhp_enter cpuhp_multi_enter cpuhp_exit cpuhp_brake
-fi
+# The oracle's probes around hplat's: a tracepoint calls its probes in the
+# order they were registered, so tracefs records cpuhp_enter before hplat
+# sees it and cpuhp_exit after. Whatever runs between two probes of one
+# tracepoint (the emulator running another vCPU) then lengthens the
+# oracle's step only: hplat's time is never above the oracle's.
+oracle_on() {
+	if [ "$brake" = none ]; then
+		trace_on cpuhp_enter cpuhp_multi_enter
+	else
+		trace_on cpuhp_enter cpuhp_multi_enter cpuhp_brake
+	fi
+}
+oracle_exit_on() {
+	echo 1 > $T/events/cpuhp/cpuhp_exit/enable
+}
+oracle_on
 attached=""
 if hplat_start "$out" -j -C -S -L -e; then
 	attached=$(sed -n 's/.*"attach_mode": "\([a-z]*\)", "brake_event": \([a-z]*\), "attach_ms": \([0-9.]*\).*/\1, brake event \2, in \3 ms/p' "$out" | head -n 1)
 fi
+oracle_exit_on
 : > /tmp/pairs
-want_off=0 want_on=0 above=0 over=0
+want_off=0 want_on=0 above=0 over=0 again=0
 # pair OP CPU: one op; its hpop and hplat latencies go to /tmp/pairs
 pair() {
 	hp_op "$2" "$1"
@@ -89,7 +105,8 @@ for cpu in 1 2 2 3 3 3; do
 		d=$(awk -v u="$OP_US" -v k="$LAST_K" 'BEGIN { printf "%.0f", u - k }')
 		if [ "$d" -lt 0 ]; then
 			above=$((above + 1))
-		elif [ "$d" -gt 5000 ]; then
+		elif [ "$d" -gt 20000 ]; then
+			again=$((again + 1))
 			remeasure "$op cpu$cpu: hpop $OP_US us, hplat $LAST_K us, $d us apart"
 			back=online
 			[ "$op" = online ] && back=offline
@@ -116,8 +133,8 @@ check_eq "hplat exits 0 on SIGINT with one summary" \
 	"$HPLAT_RC $(grep -c '"event": "summary"' "$out")" "0 1"
 check_eq "exact counts: $want_off offline, $want_on online, no errors" \
 	"$off_count $off_err $on_count $on_err" "$want_off 0 $want_on 0"
-# every op: hplat <= hpop <= hplat + 5 ms (after at most one re-measure)
-bad=$(awk '$4 == "none" || $3 < $4 || (!$5 && $3 - $4 > 5000)' /tmp/pairs | wc -l)
+# every op: hplat <= hpop <= hplat + 20 ms (after at most one re-measure)
+bad=$(awk '$4 == "none" || $3 < $4 || (!$5 && $3 - $4 > 20000)' /tmp/pairs | wc -l)
 last=$(awk '{ print $3 - $4 }' /tmp/pairs | tail -n 1)
 worst=$(awk '{ d = $3 - $4; if (d > m) m = d } END { printf "%.0f", m }' /tmp/pairs)
 if [ "$above" = 0 ] && [ "$(awk '$4 == "none" || $3 < $4' /tmp/pairs | wc -l)" = 0 ]; then
@@ -127,10 +144,10 @@ else
 fi
 # the ops measured again are in the file with their first, noisy pair
 # (the undo before a re-measure is not judged)
-if [ "$(awk '!$5 && $3 - $4 > 5000' /tmp/pairs | wc -l)" -le "$REMEASURED" ]; then
-	ok "every op: hpop - hplat <= 5 ms, $REMEASURED measured again (worst $worst us)"
+if [ "$(awk '!$5 && $3 - $4 > 20000' /tmp/pairs | wc -l)" -le "$again" ]; then
+	ok "every op: hpop - hplat <= 20 ms, $again measured again (worst $worst us)"
 else
-	not_ok "hpop - hplat over 5 ms: $(awk '$3 - $4 > 5000' /tmp/pairs | tr '\n' ';') ($bad bad, last $last)"
+	not_ok "hpop - hplat over 20 ms: $(awk '$3 - $4 > 20000' /tmp/pairs | tr '\n' ';') ($bad bad, last $last)"
 fi
 
 # -C: each op on the CPU that was plugged
@@ -184,14 +201,18 @@ else
 fi
 
 # -S against the kernel's records: for each op type and step, the same
-# number of callbacks, and the inclusive time within 1 % or 200 us a
-# call, whichever is more. The two observers of one tracepoint (tracefs
-# and hplat) see each other's cost and the emulator's scheduling: steps
-# under a millisecond differed by 8-140 us a call under TCG with two
-# guests side by side. So 1 % is the bound for steps of over 20 ms a call
-# (cpu:bringup, cpu:teardown, sched:active), whose worst deviation is
-# printed. trace/RB:prepare is left out: it prepares the ring buffer the
-# oracle records into, and the oracle's records of it measure themselves.
+# number of callbacks, hplat's inclusive time never above the oracle's
+# (+1 us a call: tracefs prints whole microseconds), and at most 1 % or
+# 300 us a call, whichever is more, under it. Under TCG with two guests
+# side by side, the emulator running other vCPUs between the two probes
+# of one tracepoint put the observers 8-225 us a call apart, and once
+# 1.07 ms a call (7.5 ms over 7 calls of sched:active): that is the
+# one direction noise takes (see oracle_on), so a step that is only
+# that far under is measured once more, in a run of its own (-S alone,
+# the same 12 ops), counted; counts and an hplat time above the oracle's
+# are never measured again. trace/RB:prepare is left out: it prepares
+# the ring buffer the oracle records into, and the oracle's records of
+# it measure themselves.
 oracle_steps() {
 	awk -v want="$1" '
 	function ts_of(line,  t) {
@@ -224,27 +245,62 @@ oracle_steps() {
 	END { for (s in n) printf "%d %d %.1f\n", s, n[s], us[s] }' $T/trace | sort -n
 }
 hplat_steps() {
-	op_part "$out" "$1" | grep -o '{"state": [0-9]*, "name": "[^"]*", "depth": [0-9]*, "count": [0-9]*, "incl_us": [0-9.]*' |
+	op_part "$1" "$2" | grep -o '{"state": [0-9]*, "name": "[^"]*", "depth": [0-9]*, "count": [0-9]*, "incl_us": [0-9.]*' |
 		sed 's/{"state": \([0-9]*\), "name": "[^"]*", "depth": [0-9]*, "count": \([0-9]*\), "incl_us": \([0-9.]*\)/\1 \2 \3/' |
 		sort -n
 }
-rb=$(sed -n 's/^ *\([0-9]*\): trace\/RB:prepare$/\1/p' $CPU/hotplug/states)
-for op in offline online; do
-	oracle_steps $op | awk -v rb="${rb:--1}" '$1 != rb' > /tmp/oracle.$op
-	hplat_steps $op | awk -v rb="${rb:--1}" '$1 != rb' > /tmp/steps.$op
-	cmp=$(awk 'NR == FNR { n[$1] = $2; t[$1] = $3; next }
+# steps_cmp HPLAT_JSON OP: one line per step that does not match the
+# oracle in $T/trace, "hard ..." (counts, hplat above) or "under ..."
+# (the noise direction); the largest gap a call, and the step, go to
+# /tmp/worst.OP
+steps_cmp() {
+	oracle_steps "$2" | awk -v rb="${rb:--1}" '$1 != rb' > /tmp/oracle.$2
+	hplat_steps "$1" "$2" | awk -v rb="${rb:--1}" '$1 != rb' > /tmp/steps.$2
+	[ -s /tmp/oracle.$2 ] || { echo "hard: no oracle records"; return; }
+	awk -v w=/tmp/worst.$2 'NR == FNR { n[$1] = $2; t[$1] = $3; next }
 		{ seen[$1] = 1
-		  if (!($1 in n)) { print "hplat-only " $1; next }
-		  tol = t[$1] / 100; if (tol < 200 * n[$1]) tol = 200 * n[$1]
-		  d = $3 - t[$1]; if (d < 0) d = -d
-		  if (t[$1] >= 20000 * n[$1] && d / t[$1] > worst) worst = d / t[$1]
-		  if ($2 != n[$1] || d > tol) print $1 ": " $2 "x " $3 " us vs " n[$1] "x " t[$1] " us" }
-		END { for (s in n) if (!seen[s]) print "oracle-only " s
-		      printf "worst %.3f%%\n", worst * 100 > "/tmp/worst" }' /tmp/oracle.$op /tmp/steps.$op)
-	if [ -s /tmp/oracle.$op ] && [ -z "$cmp" ]; then
-		ok "-S $op: $(wc -l < /tmp/steps.$op) steps, counts and inclusive times as tracefs records them ($(cat /tmp/worst) off at worst for steps over 20 ms a call)"
+		  if (!($1 in n)) { print "hard: hplat-only " $1; next }
+		  if ($2 != n[$1]) { print "hard: " $1 ": " $2 "x vs " n[$1] "x"; next }
+		  if ($3 > t[$1] + n[$1] + 0.1) { print "hard: " $1 ": " $3 " us above " t[$1] " us"; next }
+		  tol = t[$1] / 100; if (tol < 300 * n[$1]) tol = 300 * n[$1]
+		  d = t[$1] - $3
+		  if (d / n[$1] > worst) { worst = d / n[$1]; ws = $1 }
+		  if (d > tol) print "under: " $1 ": " $2 "x " $3 " us vs " t[$1] " us" }
+		END { for (s in n) if (!seen[s]) print "hard: oracle-only " s
+		      printf "%.1f us a call (step %d)\n", worst, ws > w }' /tmp/oracle.$2 /tmp/steps.$2
+}
+rb=$(sed -n 's/^ *\([0-9]*\): trace\/RB:prepare$/\1/p' $CPU/hotplug/states)
+cmp_offline=$(steps_cmp "$out" offline)
+cmp_online=$(steps_cmp "$out" online)
+steps_again=""
+for op in offline online; do
+	eval "c=\$cmp_$op"
+	if [ -n "$c" ] && ! echo "$c" | grep -q '^hard'; then
+		echo "# -S $op: $(echo "$c" | head -n 2 | tr '\n' ';')"
+		steps_again="$steps_again $op"
+	fi
+done
+if [ -n "$steps_again" ]; then
+	remeasure "-S:$steps_again, under the oracle by more than the noise bound"
+	oracle_on
+	hplat_start /tmp/steps2.json -j -S
+	oracle_exit_on
+	for cpu in 1 2 2 3 3 3; do
+		hp_op "$cpu" offline
+		hp_op "$cpu" online
+	done
+	hplat_stop
+	trace_off
+	for op in $steps_again; do
+		eval "cmp_$op=\$(steps_cmp /tmp/steps2.json $op)"
+	done
+fi
+for op in offline online; do
+	eval "c=\$cmp_$op"
+	if [ -z "$c" ]; then
+		ok "-S $op: $(wc -l < /tmp/steps.$op) steps, counts and inclusive times as tracefs records them, never above (at most $(cat /tmp/worst.$op) under)"
 	else
-		not_ok "-S $op against tracefs: $(echo "$cmp" | head -n 4 | tr '\n' ';') ($(wc -l < /tmp/oracle.$op) oracle steps)"
+		not_ok "-S $op against tracefs: $(echo "$c" | head -n 4 | tr '\n' ';') ($(wc -l < /tmp/oracle.$op) oracle steps)"
 	fi
 done
 bringup=$(sed -n 's/^ *\([0-9]*\): cpu:bringup$/\1/p' $CPU/hotplug/states)
@@ -345,20 +401,32 @@ check_eq "-e: 3 offline and 3 online events on cpu1..3, none dropped" \
 # --- 20: entries attached last: an op that starts while hplat attaches
 # is never half-seen (with the exits attached first it ends as an exit
 # without entry; the other order left in_flight one too high for good) ---
+# Loading takes 1 s in a quiet guest and several beside a busy one (the
+# ops here once ran before the exits were attached, after a 5 s wait
+# that gave up): each wait is for the line itself, up to 60 s, and the
+# op in the window is checked to have ended before the entries came.
 rm -f "$out" "$out.err"
 hplat -j --test-attach-pause 2000 > "$out" 2> "$out.err" &
 HPLAT_PID=$!
 i=0
-while ! grep -q 'exits attached' "$out.err" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+while ! grep -q 'exits attached' "$out.err" && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+win=no
+grep -q 'exits attached' "$out.err" && win=exits
 hp_op 1 offline
-while ! grep -q '"attached"' "$out" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-hp_op 1 online
-hp_op 1 offline
-hp_op 1 online
+ops="$OP_ERRNO/$(cpu_state 1)"
+grep -q '"attached"' "$out" || [ "$win" = no ] || win=window
+i=0
+while ! grep -q '"attached"' "$out" && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+grep -q '"attached"' "$out" || win=never
+for op in online offline online; do
+	hp_op 1 $op
+	ops="$ops $OP_ERRNO/$(cpu_state 1)"
+done
 hplat_stop
+echo "# attach window: the ops (errno/online after): $ops; first op: $win; hplat: $(sed -n 's/^hplat: test: //p' "$out.err")"
 check_eq "an op during the attach: 1 exit without entry, then 1 offline + 2 online counted, max_in_flight 1" \
-	"$(jtop "$out" missed_starts) $(okey "$out" offline count) $(okey "$out" online count) $(jtop "$out" max_in_flight)" \
-	"1 1 2 1"
+	"$win $(jtop "$out" missed_starts) $(okey "$out" offline count) $(okey "$out" online count) $(jtop "$out" max_in_flight)" \
+	"window 1 1 2 1"
 
 # --- 21: 1 s intervals lose nothing: the counts of every summary add up
 # to what hpload did ---
