@@ -25,7 +25,10 @@ BPFTOOL ?= bpftool
 CFLAGS ?= -O2 -g
 # The kernel whose BTF gives vmlinux.h; CO-RE relocates to any other.
 BTF_KVER ?= 6.1
-BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror
+# The architecture the BPF programs read registers of (PT_REGS), the host's
+# unless cross-building.
+BPF_ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror
 WFLAGS := -Wall -Wextra -Werror
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -247,7 +250,7 @@ bench-overhead: deps
 fuzz: $(FUZZ_BINS)
 	$(Q)tests/fuzz/run $(FUZZ_SECONDS) $(FUZZERS)
 
-# The long soak (SOAK_LONG, default 120 s) on every kernel of $(KVERS).
+# The long soak (120 s) on every kernel of $(KVERS).
 soak: deps
 	$(Q)$(BUILD_KERNELS)
 	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
@@ -256,31 +259,39 @@ soak: deps
 help:
 	@echo 'hpbrake targets:'
 	@echo '  all        build the tools (default): build/hpop, build/hplat,'
-	@echo '             build/hpload'
-	@echo '             (hplat needs the 6.1 vanilla kernel for vmlinux.h)'
+	@echo '             build/hpload (hplat needs the 6.1 vanilla kernel for'
+	@echo '             vmlinux.h)'
 	@echo '  deps       install missing Debian packages (apt-get, as root)'
 	@echo '  kernels    build vanilla and braked kernels of KVER (default 6.1)'
-	@echo '             into build/kernel/KVER/{vanilla,braked}/, and the'
-	@echo '             lockdep one (debug/) if KVER is in DEBUG_KVERS'
-	@echo '             ($(DEBUG_KVERS))'
+	@echo '             into build/kernel/KVER/{vanilla,braked}/ with the'
+	@echo '             guest-only test modules, and the lockdep one (debug/)'
+	@echo '             if KVER is in DEBUG_KVERS ($(DEBUG_KVERS))'
 	@echo '  initramfs  build/initramfs.cpio.gz: busybox + tools + scenarios'
-	@echo '  check      every test: host unit tests, guest tests on vanilla'
-	@echo '             and braked kernels of $(KVERS); KTAP output'
-	@echo '  check-host host unit tests only (ASan + UBSan)'
-	@echo '  check-guest guest tests only'
+	@echo '  check      every test: host unit tests, guest suites on the'
+	@echo '             kernels of $(KVERS), gates, report, a mutant; KTAP,'
+	@echo '             "N passed, N failed, N skipped, N re-measured"'
+	@echo '  check-host host unit tests only (ASan + UBSan, as nobody)'
+	@echo '  check-guest guest suites only'
 	@echo '  demo       boot the braked KVER kernel and show the brake at work'
 	@echo '  shell      interactive guest shell (KVER=, VARIANT=vanilla|braked,'
 	@echo '             ARGS="extra kernel args"); leave with poweroff -f'
 	@echo '  gate       vm/gate on the braked (expect the brake) and vanilla'
-	@echo '             (expect none; expecting a brake must fail) KVER kernels'
-	@echo '             any kernel: KERNEL=bzImage EXPECT_BRAKE_MS=N vm/gate'
+	@echo '             (expect none) KVER kernels, and the cases that must'
+	@echo '             fail; with KERNEL=bzImage EXPECT_BRAKE_MS=N'
+	@echo '             [VMLINUX=vmlinux]: vm/gate on that kernel'
+	@echo '  mutants    broken brakes and tracers (tests/mutants/, MUTANTS=),'
+	@echo '             each must be caught; kill table to docs/reliability.md'
+	@echo '  check-series  the series patch by patch: checkpatch --strict,'
+	@echo '             W=1 builds, the same code with the brake off'
+	@echo '  bugcost    what the brake costs in bug finding: BRAKES="$(BRAKES)"'
+	@echo '             TESTERS="$(TESTERS)" MINUTES=$(MINUTES) OUT=FILE (NDJSON)'
 	@echo '  report     vanilla vs braked (A=6.1/vanilla B=6.1/braked, any two:'
-	@echo '             A_ARGS/B_ARGS add kernel args) to build/report/,'
-	@echo '             checked in headless Chromium'
-	@echo '  bench-overhead  hplat overhead on the vanilla kernel, written'
-	@echo '             to docs/overhead.md and docs/hplat.8'
-	@echo '  soak       8 random writers with hplat -T for SOAK_LONG s (120) on'
-	@echo '             every kernel of $(KVERS), debug ones included'
+	@echo '             A_ARGS/B_ARGS add kernel args; BUGCOST=NDJSON adds the'
+	@echo '             bug-finding section) to build/report/, checked in Chromium'
+	@echo '  bench-overhead  hplat overhead on the vanilla kernel (BPF run time'
+	@echo '             per op, ops/s A/B) to docs/overhead.md and docs/hplat.8'
+	@echo '  soak       8 random writers with hplat -e for 120 s on every'
+	@echo '             kernel of $(KVERS), debug ones included, and a tiny ring'
 	@echo '  fuzz       each libFuzzer harness for FUZZ_SECONDS (60): CPU lists,'
 	@echo '             hplat options, figures/histograms/JSON'
 	@echo '  clean      remove build/'

@@ -20,7 +20,7 @@ timeout 60 "$chromium" --headless --no-sandbox --disable-gpu \
 	--dump-dom "file://$(realpath "$dir")/index.html" > "$tmp/dom.html" 2> "$tmp/err"
 rc=$?
 echo "KTAP version 1"
-echo "1..6"
+echo "1..7"
 if [ "$rc" = 0 ] && [ -s "$tmp/dom.html" ]; then
 	result ok "chromium renders index.html ($(wc -c < "$tmp/dom.html") bytes of DOM)"
 else
@@ -60,6 +60,24 @@ elif grep -q '<svg' "$tmp/fig" && [ "$segs" -ge 19 ]; then
 	result ok "plot brake-precision: the braked kernel's overshoot CDF drawn ($segs segments)"
 else
 	result fail "plot brake-precision missing or thin ($segs segments)"
+fi
+# the bug-finding section, when the report has one: both plots drawn
+if ! grep -q '^## What the brake costs in bug finding' "$dir/report.md"; then
+	result ok "bug-finding plots # SKIP no make bugcost run in this report"
+else
+	drawn=""
+	for id in bugcost-hits bugcost-first; do
+		awk -v id="$id" '$0 ~ "<figure id=\"" id "\"" { on = 1 } on { print }
+			on && /<\/figure>/ { exit }' "$tmp/dom.html" > "$tmp/fig"
+		n=$(awk '/id="gnuplot_plot_1"/ { on = 1 } /id="gnuplot_plot_2"/ { on = 0 } on' "$tmp/fig" |
+			tr -d '\n' | grep -o 'L *[0-9]' | wc -l)
+		drawn="$drawn $id:$n"
+	done
+	if ! echo "$drawn" | grep -q ':0'; then
+		result ok "bug-finding plots drawn:$drawn segments"
+	else
+		result fail "bug-finding plots missing or empty:$drawn segments"
+	fi
 fi
 if grep -q '<table>' "$tmp/dom.html" && ! grep -q '| *|' "$dir/report.md"; then
 	result ok "tables are there, no empty cells"

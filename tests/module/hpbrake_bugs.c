@@ -42,6 +42,8 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 static unsigned int window_us = 100;
@@ -57,9 +59,13 @@ MODULE_PARM_DESC(delay_ms, "class 2: how long after a teardown its stale work ru
 struct bugs_cpu {
 	unsigned long seq_a, seq_b;	/* class 1: equal unless mid-teardown */
 	unsigned long seen;		/* the last half-written seq_a counted */
-	ktime_t down;			/* class 2: when the teardown ran */
-	ktime_t up;			/* and the startup after it */
-	struct delayed_work stale;
+	ktime_t up;			/* class 2: the last startup */
+};
+
+/* Class 2: one work per teardown, each with its own time. */
+struct bugs_stale {
+	struct delayed_work work;
+	ktime_t down;
 	unsigned int cpu;
 };
 
@@ -67,6 +73,10 @@ static DEFINE_PER_CPU(struct bugs_cpu, bugs_cpus);
 static enum cpuhp_state bugs_state;
 static struct task_struct *bugs_walker;
 static struct dentry *bugs_dir;
+static struct workqueue_struct *bugs_wq;
+/* class 2 works queued and not yet run: the unload waits for them */
+static atomic_t bugs_pending = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(bugs_pending_wq);
 static bool bugs_unloading;
 static atomic64_t race_hits, stale_hits, teardowns;
 static atomic64_t first_race_ns, first_stale_ns;
@@ -81,18 +91,22 @@ static void first_hit(atomic64_t *first)
 
 static void bugs_stale_fn(struct work_struct *work)
 {
-	struct bugs_cpu *b = container_of(to_delayed_work(work),
-					  struct bugs_cpu, stale);
+	struct bugs_stale *w = container_of(to_delayed_work(work),
+					    struct bugs_stale, work);
+	ktime_t up = READ_ONCE(per_cpu_ptr(&bugs_cpus, w->cpu)->up);
 
 	/* the work assumes its CPU is still down: a hit if the online path
 	 * has set it up anew since the teardown
 	 */
-	if (!ktime_after(READ_ONCE(b->up), b->down))
-		return;
-	atomic64_inc(&stale_hits);
-	first_hit(&first_stale_ns);
-	pr_info("hpbrake_bugs: stale hit: cpu%u set up again within %u ms of its teardown (%lld ms)\n",
-		b->cpu, delay_ms, ktime_ms_delta(b->up, b->down));
+	if (ktime_after(up, w->down)) {
+		atomic64_inc(&stale_hits);
+		first_hit(&first_stale_ns);
+		pr_info("hpbrake_bugs: stale hit: cpu%u set up again within %u ms of its teardown (%lld ms)\n",
+			w->cpu, delay_ms, ktime_ms_delta(up, w->down));
+	}
+	kfree(w);
+	if (atomic_dec_and_test(&bugs_pending))
+		wake_up(&bugs_pending_wq);
 }
 
 static int bugs_online(unsigned int cpu)
@@ -104,6 +118,7 @@ static int bugs_online(unsigned int cpu)
 static int bugs_offline(unsigned int cpu)
 {
 	struct bugs_cpu *b = per_cpu_ptr(&bugs_cpus, cpu);
+	struct bugs_stale *w;
 
 	if (READ_ONCE(bugs_unloading))
 		return 0;
@@ -114,9 +129,14 @@ static int bugs_offline(unsigned int cpu)
 	udelay(window_us);
 	WRITE_ONCE(b->seq_b, b->seq_b + 1);
 	/* class 2: work that must not find the CPU set up again */
-	b->down = ktime_get();
-	queue_delayed_work(system_unbound_wq, &b->stale,
-			   msecs_to_jiffies(delay_ms));
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return 0;
+	INIT_DELAYED_WORK(&w->work, bugs_stale_fn);
+	w->cpu = cpu;
+	w->down = ktime_get();
+	atomic_inc(&bugs_pending);
+	queue_delayed_work(bugs_wq, &w->work, msecs_to_jiffies(delay_ms));
 	return 0;
 }
 
@@ -172,27 +192,26 @@ DEFINE_DEBUGFS_ATTRIBUTE(bugs_reset_fops, NULL, bugs_reset, "%llu\n");
 
 static int __init bugs_init(void)
 {
-	unsigned int cpu;
 	int ret;
 
 	if (!window_us || window_us >= period_us || !delay_ms)
 		return -EINVAL;
-	for_each_possible_cpu(cpu) {
-		struct bugs_cpu *b = per_cpu_ptr(&bugs_cpus, cpu);
-
-		b->cpu = cpu;
-		INIT_DELAYED_WORK(&b->stale, bugs_stale_fn);
-	}
+	bugs_wq = alloc_workqueue("hpbrake_bugs", WQ_UNBOUND, 0);
+	if (!bugs_wq)
+		return -ENOMEM;
 	bugs_reset(NULL, 0);
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "hpbrake/bugs:online",
 				bugs_online, bugs_offline);
-	if (ret < 0)
+	if (ret < 0) {
+		destroy_workqueue(bugs_wq);
 		return ret;
+	}
 	bugs_state = ret;
 	bugs_walker = kthread_run(bugs_walk, NULL, "hpbrake_bugs");
 	if (IS_ERR(bugs_walker)) {
 		WRITE_ONCE(bugs_unloading, true);
 		cpuhp_remove_state(bugs_state);
+		destroy_workqueue(bugs_wq);
 		return PTR_ERR(bugs_walker);
 	}
 	bugs_dir = debugfs_create_dir("hpbrake_bugs", NULL);
@@ -209,15 +228,14 @@ static int __init bugs_init(void)
 
 static void __exit bugs_exit(void)
 {
-	unsigned int cpu;
-
 	debugfs_remove_recursive(bugs_dir);
 	kthread_stop(bugs_walker);
 	/* the teardowns cpuhp_remove_state() runs are no operations */
 	WRITE_ONCE(bugs_unloading, true);
 	cpuhp_remove_state(bugs_state);
-	for_each_possible_cpu(cpu)
-		cancel_delayed_work_sync(&per_cpu_ptr(&bugs_cpus, cpu)->stale);
+	/* every work still queued runs (delay_ms at most) and frees itself */
+	wait_event(bugs_pending_wq, !atomic_read(&bugs_pending));
+	destroy_workqueue(bugs_wq);
 }
 
 module_init(bugs_init);
