@@ -35,6 +35,8 @@ hp_op() {
 	hp_parse "$(hpop op "$1" "$2")"
 }
 
+# hp_parse "KEY=VALUE ...": hpop's line into OP_RET, OP_ERRNO, OP_US,
+# OP_KILLED
 hp_parse() {
 	OP_RET=""; OP_ERRNO=""; OP_US=""; OP_KILLED=""
 	for kv in $1; do
@@ -45,10 +47,29 @@ hp_parse() {
 		killed=*) OP_KILLED=${kv#killed=} ;;
 		esac
 	done
+	# no latency (hpop died, or printed something else): -1, which every
+	# window, bound and comparison of the scenarios fails
+	case "$OP_US" in
+	''|*[!0-9]*) echo "# hpop gave no latency: '$1'"; OP_US=-1 ;;
+	esac
 }
 
+# cpu_state CPU: 1 or 0, as both the CPU's online file and the kernel's
+# online mask say; if they disagree, both ("file 1, mask 0": a request
+# that failed after the operation had been done)
 cpu_state() {
-	cat "/sys/devices/system/cpu/cpu$1/online"
+	f=$(cat "/sys/devices/system/cpu/cpu$1/online")
+	m=$(awk -v c="$1" 'BEGIN { FS = "," } {
+		for (i = 1; i <= NF; i++) {
+			n = split($i, r, "-"); lo = r[1]; hi = n > 1 ? r[2] : r[1]
+			if (c + 0 >= lo + 0 && c + 0 <= hi + 0) { print 1; exit }
+		}
+		print 0 }' /sys/devices/system/cpu/online)
+	if [ "$f" = "$m" ]; then
+		echo "$f"
+	else
+		echo "file $f, mask $m"
+	fi
 }
 
 # remeasure WHY: say that a measurement is taken again, and count it.
