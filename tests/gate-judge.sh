@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 good_hplat='{"event": "summary", "ts": "2026-12-03T12:00:00.000Z", "attach_mode": "fentry", "brake_event": true, "interval_s": 7.000, "ops_per_s": 0.857, "ceiling_ops_per_s": 0.960, "max_in_flight": 1, "mean_in_flight": 0.890, "lock_restarts": 1200, "lock_wait_ms": 9000.000, "lock_waits": 4, "dropped_events": 0, "missed_starts": 0, "start_drops": 0, "filtered": 0, "kprobe_misses": null, "bpf_misses": 0, "online": {"count": 3, "errors": 0, "errors_by_errno": {}, "min_us": 1021000.0, "mean_us": 1030000.0, "p50_us": 1028000.0, "p90_us": 1040000.0, "p99_us": 1040000.0, "max_us": 1040000.0, "brake_count": 3, "brake_min_us": 1000300.0, "brake_mean_us": 1000500.0, "brake_p50_us": 1000400.0, "brake_max_us": 1000900.0, "own_min_us": 20000.0, "own_mean_us": 29000.0, "own_p50_us": 28000.0, "own_max_us": 40000.0, "log2_hist_ms": [{"min": 512, "max": 1023, "count": 3}]}, "offline": {"count": 3, "errors": 0, "errors_by_errno": {}, "min_us": 1045000.0, "mean_us": 1055000.0, "p50_us": 1050000.0, "p90_us": 1070000.0, "p99_us": 1070000.0, "max_us": 1070000.0, "brake_count": 3, "brake_min_us": 1000200.0, "brake_mean_us": 1000400.0, "brake_p50_us": 1000300.0, "brake_max_us": 1001100.0, "own_min_us": 45000.0, "own_mean_us": 54000.0, "own_p50_us": 50000.0, "own_max_us": 69000.0, "log2_hist_ms": [{"min": 512, "max": 1023, "count": 3}]}}'
 good_hpload='{"threads": 3, "cpus": 3, "pattern": "seq", "pin": false, "duration_s": 6.100, "online": {"ops": 1, "ops_per_s": 0.164, "min_us": 1, "p50_us": 1, "p99_us": 1, "max_us": 1, "errors_by_errno": {}}, "offline": {"ops": 3, "ops_per_s": 0.492, "min_us": 1, "p50_us": 1, "p99_us": 1, "max_us": 1, "errors_by_errno": {}}, "ops_per_s": 0.656, "restored_cpus": 2, "restore_failed_cpus": 0}'
 
-# judge NAME EXPECT HI_OFF HI_ON HPLAT_SED HPLOAD_SED: the judge's six
+# judge NAME EXPECT HI_OFF HI_ON HPLAT_SED HPLOAD_SED: the judge's seven
 # lines for the good figures changed by the two sed scripts
 judge() {
 	local name=$1
@@ -39,7 +39,7 @@ expect() {
 	judge "$name" "$2" $(($2 + 80)) $(($2 + 78)) "$3" "$4"
 	got=$(sed -n 's/^not ok \([0-9]*\) .*/\1/p' "$tmp/$name.out" | tr '\n' ' ')
 	got=${got% }
-	if [ "$got" = "$want" ] && [ "$(grep -cE '^(not )?ok [0-9]' "$tmp/$name.out")" = 6 ]; then
+	if [ "$got" = "$want" ] && [ "$(grep -cE '^(not )?ok [0-9]' "$tmp/$name.out")" = 7 ]; then
 		if [ -n "$want" ]; then
 			result ok "$desc: checks $want fail"
 		else
@@ -52,7 +52,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..23"
+echo "1..27"
 expect "good braked run" 1000 "" "" ""
 expect "vanilla told to expect nothing" 0 \
 	's/"brake_event": true/"brake_event": false/; s/"min_us": 10[0-9]*\.0/"min_us": 20000.0/g; s/"p99_us": 10[0-9]*\.0/"p99_us": 40000.0/g; s/"ops_per_s": 0.857/"ops_per_s": 40.0/' \
@@ -63,9 +63,9 @@ expect "an online p99 over its bound" 1000 's/"p99_us": 1040000.0/"p99_us": 1079
 expect "an offline brake 21 ms long" 1000 's/"brake_max_us": 1001100.0/"brake_max_us": 1021000.0/' "" "3"
 expect "an online brake 21 ms long" 1000 's/"brake_max_us": 1000900.0/"brake_max_us": 1021000.0/' "" "3"
 expect "an online brake 1 ms short" 1000 's/"brake_min_us": 1000300.0/"brake_min_us": 999000.0/' "" "3"
-expect "online brakes 5.1 ms over on average" 1000 's/"brake_mean_us": 1000500.0/"brake_mean_us": 1005100.0/' "" "3"
-expect "offline brakes 5.1 ms over on average" 1000 's/"brake_mean_us": 1000400.0/"brake_mean_us": 1005100.0/' "" "3"
-expect "one brake 19 ms long, 4.9 ms over on average: passes" 1000 's/"brake_max_us": 1001100.0/"brake_max_us": 1019000.0/; s/"brake_mean_us": 1000400.0/"brake_mean_us": 1004900.0/' "" ""
+expect "online brakes 2.1 ms over on average" 1000 's/"brake_mean_us": 1000500.0/"brake_mean_us": 1002100.0/' "" "3"
+expect "offline brakes 2.1 ms over on average" 1000 's/"brake_mean_us": 1000400.0/"brake_mean_us": 1002100.0/' "" "3"
+expect "one brake 19 ms long, 1.9 ms over on average: passes" 1000 's/"brake_max_us": 1001100.0/"brake_max_us": 1019000.0/; s/"brake_mean_us": 1000400.0/"brake_mean_us": 1001900.0/' "" ""
 expect "a brake 1 ms short" 1000 's/"brake_min_us": 1000200.0/"brake_min_us": 999000.0/' "" "3"
 expect "a braked kernel without the cpuhp_brake event" 1000 's/"brake_event": true/"brake_event": false/' "" "3"
 expect "brakes recorded where none is expected" 0 \
@@ -76,8 +76,12 @@ expect "one op hpload did that hplat missed" 1000 "" 's/"offline": {"ops": 3/"of
 expect "no max_in_flight" 1000 's/"max_in_flight": 1, //' "" "4"
 expect "no ops/s" 1000 's/"ops_per_s": 0.857, //' "" "5"
 # op_figs reads an op's figures whole: one missing, none is read
-expect "no p99" 1000 's/"p99_us": 1070000.0, //' "" "1 2 6"
+expect "no p99" 1000 's/"p99_us": 1070000.0, //' "" "1 2 6 7"
 expect "no brake figures" 1000 's/"brake_max_us": 1001100.0, //' "" "3"
-expect "no hpload summary" 1000 "" 's/.*//' "6"
-expect "no hplat summary at all" 1000 's/.*//' "" "1 2 3 4 5 6"
+expect "no hpload summary" 1000 "" 's/.*//' "6 7"
+expect "no hplat summary at all" 1000 's/.*//' "" "1 2 3 4 5 6 7"
+expect "an online that failed after its brake" 1000 's/"online": {"count": 3, "errors": 0, "errors_by_errno": {}/"online": {"count": 3, "errors": 1, "errors_by_errno": {"EIO": 1}/' "" "6 7"
+expect "hpload saw an offline fail" 1000 "" 's/"offline": {"ops": 3, \(.*\)"errors_by_errno": {}}/"offline": {"ops": 3, \1"errors_by_errno": {"EBUSY": 1}}/' "7"
+expect "a CPU hpload could not bring back" 1000 "" 's/"restore_failed_cpus": 0/"restore_failed_cpus": 1/' "7"
+expect "no restore figure from hpload" 1000 "" 's/, "restore_failed_cpus": 0//' "7"
 [ "$ktap_failed" = 0 ]

@@ -1,6 +1,6 @@
 # The verification gate, guest side: drive a fixed workload with hpload
 # under hplat, then judge hplat's figures against the expected brake
-# (tests/guest/lib/gate.sh). KTAP, six checks; vm/gate adds the console's.
+# (tests/guest/lib/gate.sh). KTAP, seven checks; vm/gate adds the console's.
 #
 # usage: gate.sh EXPECT_BRAKE_MS [SECONDS] [THREADS] [SLACK_MS]
 #   SLACK_MS: what an op may take over the brake at its p99; default:

@@ -3,7 +3,7 @@
 # tests/gate-judge.sh feeds it figures changed on purpose). A figure that
 # is missing fails its check: nothing is compared as an empty string.
 
-GATE_CHECKS=6
+GATE_CHECKS=7
 
 # gate_num VALUE: VALUE if it is a number, else nothing
 gate_num() {
@@ -13,7 +13,7 @@ gate_num() {
 	esac
 }
 
-# gate_judge EXPECT_MS HPLAT_JSON HPLOAD_JSON HI_OFF_MS HI_ON_MS: six KTAP
+# gate_judge EXPECT_MS HPLAT_JSON HPLOAD_JSON HI_OFF_MS HI_ON_MS: seven KTAP
 # lines, numbered on from ktap_n. HI_*: the highest p99 of each op type.
 gate_judge() {
 	expect=$1 hj=$2 lj=$3 hi_off=$4 hi_on=$5
@@ -53,7 +53,7 @@ gate_judge() {
 	fi
 
 	# 3. the brake itself, from the kernel's cpuhp_brake event: never
-	# short, mean overshoot <= 5 ms, none over 20 ms. The gate runs
+	# short, mean overshoot <= 2 ms, none over 20 ms. The gate runs
 	# under load (writers spinning on the hotplug lock, hplat): there a
 	# late wakeup of the vCPU has been measured at 8.8 ms (CI run,
 	# 2026-12-03; 0.4-2.9 ms in local runs), so the bound on the longest
@@ -61,8 +61,10 @@ gate_judge() {
 	# The [brake, brake + 5 ms] goal is precision.sh's, on a quiet lane,
 	# where one late op may be measured again. hplat's p50 is a histogram
 	# bucket's (1 ms wide at 1 s), its mean exact: the mean overshoot was
-	# 0.3-1.5 ms in the gate runs; a brake that sleeps in jiffies
-	# (overshoot up to a 32 ms wheel granule, 16 ms on average) fails it.
+	# 0.1-0.7 ms in the gate runs of make check, and one 8.8 ms wakeup
+	# among 7 brakes would make it 1.6 ms; a brake that sleeps in jiffies
+	# (overshoot up to a 32 ms wheel granule, 16 ms on average) or with
+	# a few ms of slack fails it.
 	if grep -q '"brake_event": true' "$hj"; then
 		bok=1 bfig=""
 		for op in offline online; do
@@ -79,14 +81,14 @@ gate_judge() {
 				[ "$n" = 0 ] || bok=0
 			elif [ -z "$lo" ] || [ -z "$med" ] || [ -z "$hi" ] ||
 			     ! awk -v a="$lo" -v m="$med" -v b="$hi" -v e="$expect" 'BEGIN {
-				exit !(a >= e * 1000 && m <= e * 1000 + 5000 && b <= e * 1000 + 20000) }'; then
+				exit !(a >= e * 1000 && m <= e * 1000 + 2000 && b <= e * 1000 + 20000) }'; then
 				bok=0
 			fi
 		done
 		if [ "$bok" = 1 ]; then
-			ok "every brake in [$expect, $expect + 20] ms, mean <= $expect + 5 ms (cpuhp_brake):$bfig"
+			ok "every brake in [$expect, $expect + 20] ms, mean <= $expect + 2 ms (cpuhp_brake):$bfig"
 		else
-			not_ok "brakes (cpuhp_brake) outside [$expect, $expect + 20] ms, mean over $expect + 5 ms, or missing:$bfig"
+			not_ok "brakes (cpuhp_brake) outside [$expect, $expect + 20] ms, mean over $expect + 2 ms, or missing:$bfig"
 		fi
 	elif [ "$expect" = 0 ]; then
 		ok "brake precision # SKIP no brake expected, and no cpuhp_brake event"
@@ -113,4 +115,17 @@ gate_judge() {
 
 	# 6. nothing lost: hpload's successes (+ its restores) are hplat's ops
 	check_load "hpload's successful ops equal hplat's (offline online)" "$lj" "$hj"
+
+	# 7. nothing failed: no op with an error, as hplat and hpload saw
+	# them, and every CPU hpload took offline brought back (a kernel
+	# whose ops fail after their brake passes checks 1-6)
+	set -- $(op_figs "$hj" offline)
+	k_err="$(gate_num "${2:-}")"
+	set -- $(op_figs "$hj" online)
+	k_err="$k_err $(gate_num "${2:-}")"
+	l_err=$(grep -o '"errors_by_errno": {[^}]*}' "$lj" | grep -vc '{}$')
+	l_maps=$(grep -o '"errors_by_errno": {[^}]*}' "$lj" | wc -l)
+	l_rf=$(gate_num "$(sed -n 's/.*"restore_failed_cpus": \([0-9]*\).*/\1/p' "$lj")")
+	check_eq "no failed op (hplat errors offline online, hpload errno maps with an error of 2, CPUs not restored)" \
+		"$k_err $l_err of $l_maps, ${l_rf:-missing}" "0 0 0 of 2, 0"
 }
