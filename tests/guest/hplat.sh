@@ -36,9 +36,11 @@ op_part() {
 	fi
 }
 
-# okey FILE OP KEY: a number of OP's object in the last summary
+# okey FILE OP KEY: a number of OP's object in the last summary, before
+# its histograms (whose buckets have keys of the same names: "count")
 okey() {
-	op_part "$1" "$2" | sed -n "s/.*\"$3\": \([0-9.-]*\).*/\1/p" | head -n 1
+	op_part "$1" "$2" | sed 's/"log2_hist_.*//' |
+		sed -n "s/.*\"$3\": \([0-9.-]*\).*/\1/p" | head -n 1
 }
 
 # n_events FILE: how many per-op events hplat -e has printed
@@ -103,9 +105,13 @@ for cpu in 1 2 2 3 3 3; do
 	for op in offline online; do
 		pair "$op" "$cpu"
 		d=$(awk -v u="$OP_US" -v k="$LAST_K" 'BEGIN { printf "%.0f", u - k }')
+		# noise is a preempted vCPU: never a missing event, and never
+		# as much as a brake hplat would have lost
+		cap=1000000
+		[ "$brake" = none ] || cap=$((brake * 1000))
 		if [ "$d" -lt 0 ]; then
 			above=$((above + 1))
-		elif [ "$d" -gt 20000 ]; then
+		elif [ "$d" -gt 20000 ] && [ "$LAST_K" != 0 ] && [ "$d" -lt "$cap" ]; then
 			again=$((again + 1))
 			remeasure "$op cpu$cpu: hpop $OP_US us, hplat $LAST_K us, $d us apart"
 			back=online
@@ -285,14 +291,22 @@ if [ -n "$steps_again" ]; then
 	oracle_on
 	hplat_start /tmp/steps2.json -j -S
 	oracle_exit_on
+	bad2=0
 	for cpu in 1 2 2 3 3 3; do
 		hp_op "$cpu" offline
+		[ "$OP_RET" = 0 ] || bad2=$((bad2 + 1))
 		hp_op "$cpu" online
+		[ "$OP_RET" = 0 ] || bad2=$((bad2 + 1))
 	done
 	hplat_stop
 	trace_off
 	for op in $steps_again; do
 		eval "cmp_$op=\$(steps_cmp /tmp/steps2.json $op)"
+		# the second run's own ops: 6 of each, all done, all counted
+		n2=$(okey /tmp/steps2.json $op count)
+		if [ "$bad2" != 0 ] || [ "$n2" != 6 ]; then
+			eval "cmp_$op=\"hard: the second run: \$bad2 failed ops, \${n2:-no} $op ops counted (want 6)\""
+		fi
 	done
 fi
 for op in offline online; do
@@ -401,10 +415,9 @@ check_eq "-e: 3 offline and 3 online events on cpu1..3, none dropped" \
 # --- 20: entries attached last: an op that starts while hplat attaches
 # is never half-seen (with the exits attached first it ends as an exit
 # without entry; the other order left in_flight one too high for good) ---
-# Loading takes 1 s in a quiet guest and several beside a busy one (the
-# ops here once ran before the exits were attached, after a 5 s wait
-# that gave up): each wait is for the line itself, up to 60 s, and the
-# op in the window is checked to have ended before the entries came.
+# Loading takes 1 s in a quiet guest and several beside a busy one: each
+# wait is for the line itself, up to 60 s, and the op in the window is
+# checked to have ended before the entries came.
 rm -f "$out" "$out.err"
 hplat -j --test-attach-pause 2000 > "$out" 2> "$out.err" &
 HPLAT_PID=$!
