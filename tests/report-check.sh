@@ -54,7 +54,11 @@ awk '$0 ~ "<figure id=\"brake-precision\"" { on = 1 } on { print }
 	on && /<\/figure>/ { exit }' "$tmp/dom.html" > "$tmp/fig"
 segs=$(awk '/id="gnuplot_plot_1"/ { on = 1 } /id="gnuplot_plot_2"/ { on = 0 } on' "$tmp/fig" |
 	tr -d '\n' | grep -o 'L *[0-9]' | wc -l)
-if ! grep -q 'brake_ms=[1-9]' "$dir/data" 2>/dev/null && ! grep -q 'brake [1-9][0-9]* ms' "$dir/report.md"; then
+# (whether a kernel braked: from the data the report was made of, never
+# from its prose, which the bug-finding section fills with brakes)
+if [ ! -s "$dir/data" ] || ! grep -q '^[ab]: env ' "$dir/data"; then
+	result fail "plot brake-precision: no $dir/data with both kernels' env lines"
+elif ! grep -q '^[ab]: env .*brake_ms=[1-9]' "$dir/data"; then
 	result ok "plot brake-precision # SKIP neither kernel braked"
 elif grep -q '<svg' "$tmp/fig" && [ "$segs" -ge 19 ]; then
 	result ok "plot brake-precision: the braked kernel's overshoot CDF drawn ($segs segments)"
