@@ -35,6 +35,8 @@ for mode in "fentry" "fentry -S" "fentry -e" "fentry -S -e" "kprobe -k" "kprobe 
 	# the bpf_stats line: ops, run time, ns per op; the summary: mean op
 	set -- $(sed -n 's/.*"event": "bpf_stats", "ops": \([0-9]*\),.*"run_time_ns": \([0-9]*\), "ns_per_op": \([0-9.]*\), "mean_op_us": \([0-9.]*\).*/\1 \2 \3 \4/p' /tmp/cost.json)
 	echo "bench: cost mode=$(echo "$mode" | tr ' ' '_') ops=${1:-0} run_time_ns=${2:-0} ns_per_op=${3:-0} mean_op_us=${4:-0}"
+	# which program costs what (run_cnt, run_time_ns each)
+	echo "# bpf_stats $mode: $(grep '"event": "bpf_stats"' /tmp/cost.json | sed 's/.*"programs": {//; s/}, "run_time_ns".*//')"
 done
 
 r=1
