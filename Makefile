@@ -18,6 +18,9 @@ MUTANTS ?=
 BRAKES ?= 0 10 100 1000
 TESTERS ?= 1 4
 MINUTES ?= 2
+# make install: where the tools and their man pages go
+PREFIX ?= /usr/local
+DESTDIR ?=
 
 CC ?= cc
 CLANG ?= clang
@@ -47,7 +50,7 @@ endif
 .DELETE_ON_ERROR:
 .PHONY: all deps kernels initramfs check check-host check-guest demo shell \
 	bench-overhead gate mutants check-series bugcost report soak fuzz help \
-	clean distclean
+	install uninstall clean distclean
 
 GUEST_BINS := $(BUILD)/hpop $(BUILD)/hplat $(BUILD)/hpload
 INITRAMFS := $(BUILD)/initramfs.cpio.gz
@@ -161,7 +164,7 @@ $(INITRAMFS): vm/init vm/mkinitramfs $(wildcard tests/guest/*.sh tests/guest/lib
 initramfs: $(INITRAMFS)
 
 HOST_TESTS := $(BUILD)/hpop-san $(BUILD)/test_hpop_parse $(BUILD)/test_hplat_report \
-	$(BUILD)/test_hplat_opts $(BUILD)/test_cpulist $(BUILD)/hpload-san $(BUILD)/hplat $(BUILD)/hpload \
+	$(BUILD)/test_hplat_opts $(BUILD)/test_cpulist $(BUILD)/hpload-san $(GUEST_BINS) \
 	$(FUZZ_BINS)
 
 check-host: $(HOST_TESTS)
@@ -256,11 +259,36 @@ soak: deps
 	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
 	$(Q)tests/run $(addprefix soak-,$(KVERS))
 
+# The static tools and their man pages, for a test box of one's own: to
+# sbin, not to bin as libbpf-tools do, since what they are for needs root
+# (hence section 8 for their pages). Installed, each still refuses to touch
+# a machine that is not an hpbrake guest unless given -f (hpop) or --force
+# (hplat, hpload).
+SBINDIR = $(DESTDIR)$(PREFIX)/sbin
+MAN8DIR = $(DESTDIR)$(PREFIX)/share/man/man8
+MAN_PAGES := docs/hpop.8 docs/hplat.8 docs/hpload.8
+
+install: $(GUEST_BINS)
+	$(msg) INSTALL "$(SBINDIR)"
+	$(Q)install -d "$(SBINDIR)" "$(MAN8DIR)"
+	$(Q)install -m 0755 $(GUEST_BINS) "$(SBINDIR)"
+	$(msg) INSTALL "$(MAN8DIR)"
+	$(Q)install -m 0644 $(MAN_PAGES) "$(MAN8DIR)"
+
+uninstall:
+	$(msg) RM "$(notdir $(GUEST_BINS)) from $(SBINDIR)"
+	$(Q)rm -f $(foreach f,$(notdir $(GUEST_BINS)),"$(SBINDIR)/$(f)")
+	$(msg) RM "$(notdir $(MAN_PAGES)) from $(MAN8DIR)"
+	$(Q)rm -f $(foreach f,$(notdir $(MAN_PAGES)),"$(MAN8DIR)/$(f)")
+
 help:
 	@echo 'hpbrake targets:'
 	@echo '  all        build the tools (default): build/hpop, build/hplat,'
 	@echo '             build/hpload (hplat needs the 6.1 vanilla kernel for'
 	@echo '             vmlinux.h)'
+	@echo '  install    the tools to DESTDIR/PREFIX/sbin (they need root), their'
+	@echo '             man pages to DESTDIR/PREFIX/share/man/man8'
+	@echo '  uninstall  remove what install put there'
 	@echo '  deps       install missing Debian packages (apt-get, as root)'
 	@echo '  kernels    build vanilla and braked kernels of KVER (default 6.1)'
 	@echo '             into build/kernel/KVER/{vanilla,braked}/ with the'
@@ -297,7 +325,7 @@ help:
 	@echo '  clean      remove build/'
 	@echo '  distclean  also remove the kernel cache ($(HPBRAKE_CACHE))'
 	@echo 'variables: KVER=$(KVER) KVERS="$(KVERS)" DEBUG_KVERS="$(DEBUG_KVERS)"'
-	@echo '           V=1 (full commands)'
+	@echo '           PREFIX=$(PREFIX) DESTDIR="$(DESTDIR)" V=1 (full commands)'
 
 clean:
 	$(msg) CLEAN $(BUILD)
