@@ -1,8 +1,9 @@
 # make bugcost, guest side: one cell of the experiment (a measurement,
 # not a test). The planted bugs of hpbrake_bugs loaded, the brake set,
 # TESTERS hpload writers for SECONDS under hplat; one "bugcost:" line
-# with the ops and the hits of both classes, "bugcost-gap:" lines with
-# how soon each stale hit's CPU was back, and a progress line every 10 s.
+# with the ops and the hits of both classes, "bugcost-gap: MS OPS WORK"
+# lines with how soon each stale hit's CPU was back, after how many
+# operations, and when the work ran, and a progress line every 10 s.
 #
 # usage: bugcost.sh BRAKE_MS TESTERS SECONDS
 . /scenarios/lib/ktap.sh
@@ -39,7 +40,7 @@ set -- $(op_figs /tmp/bc.json offline)
 off=${1:-0}
 set -- $(op_figs /tmp/bc.json online)
 on=${1:-0}
-echo "bugcost: brake_ms=$brake testers=$testers seconds=$secs offline_ops=$off online_ops=$on teardowns=$(cat $D/teardowns) race_hits=$(cat $D/race_hits) stale_hits=$(cat $D/stale_hits) first_race_ms=$(cat $D/first_race_ms) first_stale_ms=$(cat $D/first_stale_ms) log_race=$(grep -c 'hpbrake_bugs: race hit' /tmp/bc.dmesg) log_stale=$(grep -c 'hpbrake_bugs: stale hit' /tmp/bc.dmesg)"
-sed -n 's/.*hpbrake_bugs: stale hit: .*(\([0-9]*\) ms)$/bugcost-gap: \1/p' /tmp/bc.dmesg
+echo "bugcost: brake_ms=$brake testers=$testers seconds=$secs offline_ops=$off online_ops=$on teardowns=$(cat $D/teardowns) race_hits=$(cat $D/race_hits) stale_hits=$(cat $D/stale_hits) first_race_ms=$(cat $D/first_race_ms) first_stale_ms=$(cat $D/first_stale_ms) looks=$(cat $D/looks) late_looks=$(cat $D/late_looks) late_opens=$(cat $D/late_opens) log_race=$(grep -c 'hpbrake_bugs: race hit' /tmp/bc.dmesg) log_stale=$(grep -c 'hpbrake_bugs: stale hit' /tmp/bc.dmesg)"
+sed -n 's/.*hpbrake_bugs: stale hit: .*(\([0-9]*\) ms, \([0-9]*\) ops, work at \([0-9]*\) ms)$/bugcost-gap: \1 \2 \3/p' /tmp/bc.dmesg
 rmmod hpbrake_bugs
 all_online

@@ -11,47 +11,62 @@
  * logged ("hpbrake_bugs: race hit ..." / "hpbrake_bugs: stale hit ..."):
  *
  * 1. A race with a concurrent user. The teardown of a CPU writes the
- *    CPU's pair of sequence numbers one after the other, window_us apart;
- *    a kernel thread walks the online CPUs every period_us without
- *    cpus_read_lock() and finds a pair half-written if it looks inside
- *    the window. The chance per operation is about window_us /
- *    period_us; hits follow the rate of operations. The class of bug
- *    fixed upstream by taking the hotplug lock around such walks, e.g.
- *    commit 8614ddef8213 ("kernel/watchdog.c: avoid races between /proc
- *    handlers and CPU hotplug").
+ *    CPU's pair of sequence numbers one after the other, window_ms
+ *    apart; a kernel thread walks the online CPUs every period_ms
+ *    without cpus_read_lock() and finds a pair half-written if it looks
+ *    inside the window. The chance per operation is window_ms /
+ *    period_ms (25 % by default) less the looks and windows that come
+ *    more than half a step late, and hits follow the rate of
+ *    operations. The class of bug fixed upstream by taking the hotplug
+ *    lock around such walks, e.g. commit 8614ddef8213
+ *    ("kernel/watchdog.c: avoid races between /proc handlers and CPU
+ *    hotplug").
+ *
+ *    Both sides keep to one grid of CLOCK_MONOTONIC: the window opens on
+ *    a multiple of window_ms and lasts one step, the walker looks half a
+ *    step after each multiple of period_ms. So the chance is a property
+ *    of the bug, not of how the guest's vCPUs are scheduled: a udelay()
+ *    window and a free-running walker gave 16 to 41 % a teardown in
+ *    QEMU/TCG depending on the load (the window stretched with the
+ *    vCPUs' pace, the walker came late when they were busy). Wake-ups
+ *    up to half a step late change nothing; the later ones are counted.
  *
  * 2. Stale deferred work. The teardown queues work to run delay_ms
  *    later that assumes the CPU is still offline then; if the online
  *    path has set the CPU up again by that time (this state's startup
  *    ran), the work would undo it (here: it is counted as a hit, with
- *    how soon the startup came). It can only trigger when the online
+ *    how soon the startup came, after how many operations of any CPU,
+ *    and when the work ran). It can only trigger when the online
  *    follows the offline within delay_ms. The class of
  *    bug of the offline path's work cancellation fixed in commit
  *    ab47bd964af6 ("thermal/x86_pkg_temp: Sanitize locking").
  *
  * /sys/kernel/debug/hpbrake_bugs/: race_hits, stale_hits, teardowns,
- * first_race_ms and first_stale_ms (since load, -1 before any), and
- * reset (write anything: counters to 0, first times from now).
+ * first_race_ms and first_stale_ms (since load, -1 before any), looks
+ * (the walker's), late_looks and late_opens (looks and windows more than
+ * half a step late), and reset (write anything: counters to 0, first
+ * times from now).
  */
 #include <linux/atomic.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/debugfs.h>
-#include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-static unsigned int window_us = 100;
-module_param(window_us, uint, 0444);
-MODULE_PARM_DESC(window_us, "class 1: how long a teardown leaves its pair half-written");
-static unsigned int period_us = 1000;
-module_param(period_us, uint, 0444);
-MODULE_PARM_DESC(period_us, "class 1: how often the walker looks at every online CPU");
+static unsigned int window_ms = 20;
+module_param(window_ms, uint, 0444);
+MODULE_PARM_DESC(window_ms, "class 1: how long a teardown leaves its pair half-written");
+static unsigned int period_ms = 80;
+module_param(period_ms, uint, 0444);
+MODULE_PARM_DESC(period_ms, "class 1: how often the walker looks at every online CPU (a multiple of window_ms)");
 static unsigned int delay_ms = 150;
 module_param(delay_ms, uint, 0444);
 MODULE_PARM_DESC(delay_ms, "class 2: how long after a teardown its stale work runs");
@@ -60,12 +75,14 @@ struct bugs_cpu {
 	unsigned long seq_a, seq_b;	/* class 1: equal unless mid-teardown */
 	unsigned long seen;		/* the last half-written seq_a counted */
 	ktime_t up;			/* class 2: the last startup */
+	long up_ops;			/* and bugs_ops when it ran */
 };
 
 /* Class 2: one work per teardown, each with its own time. */
 struct bugs_stale {
 	struct delayed_work work;
 	ktime_t down;
+	long down_ops;			/* bugs_ops at the teardown */
 	unsigned int cpu;
 };
 
@@ -79,8 +96,35 @@ static atomic_t bugs_pending = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(bugs_pending_wq);
 static bool bugs_unloading;
 static atomic64_t race_hits, stale_hits, teardowns;
+/* class 1's timing: the walker's looks, and those and the windows that
+ * came more than half a step late (each can lose a hit)
+ */
+static atomic64_t looks, late_looks, late_opens;
+/* teardowns and startups of any CPU: one per offline or online */
+static atomic_long_t bugs_ops;
 static atomic64_t first_race_ns, first_stale_ns;
 static ktime_t bugs_t0;
+
+/* Sleep until @t; the walker (@stoppable) also until kthread_stop(). */
+static void sleep_until(ktime_t t, bool stoppable)
+{
+	while (ktime_before(ktime_get(), t)) {
+		set_current_state(stoppable ? TASK_INTERRUPTIBLE : TASK_UNINTERRUPTIBLE);
+		if (stoppable && kthread_should_stop())
+			break;
+		schedule_hrtimeout_range(&t, 0, HRTIMER_MODE_ABS);
+	}
+	__set_current_state(TASK_RUNNING);
+}
+
+/* The first multiple of @step_ms after now, plus @offset_ms. */
+static ktime_t next_step(unsigned int step_ms, unsigned int offset_ms)
+{
+	u64 step = (u64)step_ms * NSEC_PER_MSEC;
+
+	return ns_to_ktime((div64_u64(ktime_get_ns(), step) + 1) * step +
+			   (u64)offset_ms * NSEC_PER_MSEC);
+}
 
 static void first_hit(atomic64_t *first)
 {
@@ -93,16 +137,21 @@ static void bugs_stale_fn(struct work_struct *work)
 {
 	struct bugs_stale *w = container_of(to_delayed_work(work),
 					    struct bugs_stale, work);
-	ktime_t up = READ_ONCE(per_cpu_ptr(&bugs_cpus, w->cpu)->up);
+	struct bugs_cpu *b = per_cpu_ptr(&bugs_cpus, w->cpu);
+	ktime_t up = READ_ONCE(b->up);
 
 	/* the work assumes its CPU is still down: a hit if the online path
-	 * has set it up anew since the teardown
+	 * has set it up anew since the teardown; how soon, after how many
+	 * operations (the setup's own included: each one braked), and when
+	 * the work itself ran (delay_ms, rounded up to jiffies, and late)
 	 */
 	if (ktime_after(up, w->down)) {
 		atomic64_inc(&stale_hits);
 		first_hit(&first_stale_ns);
-		pr_info("hpbrake_bugs: stale hit: cpu%u set up again within %u ms of its teardown (%lld ms)\n",
-			w->cpu, delay_ms, ktime_ms_delta(up, w->down));
+		pr_info("hpbrake_bugs: stale hit: cpu%u set up again within %u ms of its teardown (%lld ms, %ld ops, work at %lld ms)\n",
+			w->cpu, delay_ms, ktime_ms_delta(up, w->down),
+			READ_ONCE(b->up_ops) - w->down_ops,
+			ktime_ms_delta(ktime_get(), w->down));
 	}
 	kfree(w);
 	if (atomic_dec_and_test(&bugs_pending))
@@ -111,7 +160,10 @@ static void bugs_stale_fn(struct work_struct *work)
 
 static int bugs_online(unsigned int cpu)
 {
-	WRITE_ONCE(per_cpu_ptr(&bugs_cpus, cpu)->up, ktime_get());
+	struct bugs_cpu *b = per_cpu_ptr(&bugs_cpus, cpu);
+
+	WRITE_ONCE(b->up_ops, atomic_long_inc_return(&bugs_ops));
+	WRITE_ONCE(b->up, ktime_get());
 	return 0;
 }
 
@@ -119,14 +171,22 @@ static int bugs_offline(unsigned int cpu)
 {
 	struct bugs_cpu *b = per_cpu_ptr(&bugs_cpus, cpu);
 	struct bugs_stale *w;
+	long ops;
+	ktime_t t;
 
 	if (READ_ONCE(bugs_unloading))
 		return 0;
 	atomic64_inc(&teardowns);
-	/* class 1: the pair half-written for window_us */
+	ops = atomic_long_inc_return(&bugs_ops);
+	/* class 1: the pair half-written for one step of the grid */
+	t = next_step(window_ms, 0);
+	sleep_until(t, false);
+	if (ktime_after(ktime_get(), ktime_add_us(t, window_ms * USEC_PER_MSEC / 2)))
+		atomic64_inc(&late_opens);
 	WRITE_ONCE(b->seq_a, b->seq_a + 1);
+	/* seq_a before seq_b: pairs with the walker's smp_rmb() */
 	smp_wmb();
-	udelay(window_us);
+	sleep_until(ktime_add_ms(t, window_ms), false);
 	WRITE_ONCE(b->seq_b, b->seq_b + 1);
 	/* class 2: work that must not find the CPU set up again */
 	w = kzalloc(sizeof(*w), GFP_KERNEL);
@@ -135,6 +195,7 @@ static int bugs_offline(unsigned int cpu)
 	INIT_DELAYED_WORK(&w->work, bugs_stale_fn);
 	w->cpu = cpu;
 	w->down = ktime_get();
+	w->down_ops = ops;
 	atomic_inc(&bugs_pending);
 	queue_delayed_work(bugs_wq, &w->work, msecs_to_jiffies(delay_ms));
 	return 0;
@@ -146,13 +207,25 @@ static int bugs_walk(void *unused)
 	unsigned long a, s;
 	unsigned int cpu;
 
+	/* on time: a wake-up more than half a step late could miss */
+	sched_set_fifo_low(current);
 	while (!kthread_should_stop()) {
+		ktime_t t = next_step(period_ms, window_ms / 2);
+
+		sleep_until(t, true);
+		if (kthread_should_stop())
+			break;
+		atomic64_inc(&looks);
+		if (ktime_after(ktime_get(), ktime_add_us(t, window_ms * USEC_PER_MSEC / 2)))
+			atomic64_inc(&late_looks);
 		for_each_online_cpu(cpu) {
 			struct bugs_cpu *b = per_cpu_ptr(&bugs_cpus, cpu);
 
-			a = READ_ONCE(b->seq_a);
-			smp_rmb();
+			/* seq_b first: one seq_a older than it cannot be read */
 			s = READ_ONCE(b->seq_b);
+			/* pairs with the teardown's smp_wmb() */
+			smp_rmb();
+			a = READ_ONCE(b->seq_a);
 			if (a == s || a == b->seen)
 				continue;
 			b->seen = a;
@@ -161,7 +234,6 @@ static int bugs_walk(void *unused)
 			pr_info("hpbrake_bugs: race hit: cpu%u half-written (seq %lu/%lu)\n",
 				cpu, a, s);
 		}
-		usleep_range(period_us, period_us + period_us / 10);
 	}
 	return 0;
 }
@@ -183,6 +255,9 @@ static int bugs_reset(void *data, u64 val)
 	atomic64_set(&race_hits, 0);
 	atomic64_set(&stale_hits, 0);
 	atomic64_set(&teardowns, 0);
+	atomic64_set(&looks, 0);
+	atomic64_set(&late_looks, 0);
+	atomic64_set(&late_opens, 0);
 	atomic64_set(&first_race_ns, -1);
 	atomic64_set(&first_stale_ns, -1);
 	bugs_t0 = ktime_get();
@@ -194,7 +269,8 @@ static int __init bugs_init(void)
 {
 	int ret;
 
-	if (!window_us || window_us >= period_us || !delay_ms)
+	if (!window_ms || period_ms <= window_ms || period_ms % window_ms ||
+	    !delay_ms)
 		return -EINVAL;
 	bugs_wq = alloc_workqueue("hpbrake_bugs", WQ_UNBOUND, 0);
 	if (!bugs_wq)
@@ -218,6 +294,9 @@ static int __init bugs_init(void)
 	debugfs_create_file_unsafe("race_hits", 0444, bugs_dir, &race_hits, &bugs_fops);
 	debugfs_create_file_unsafe("stale_hits", 0444, bugs_dir, &stale_hits, &bugs_fops);
 	debugfs_create_file_unsafe("teardowns", 0444, bugs_dir, &teardowns, &bugs_fops);
+	debugfs_create_file_unsafe("looks", 0444, bugs_dir, &looks, &bugs_fops);
+	debugfs_create_file_unsafe("late_looks", 0444, bugs_dir, &late_looks, &bugs_fops);
+	debugfs_create_file_unsafe("late_opens", 0444, bugs_dir, &late_opens, &bugs_fops);
 	debugfs_create_file_unsafe("first_race_ms", 0444, bugs_dir, &first_race_ns,
 				   &bugs_fops);
 	debugfs_create_file_unsafe("first_stale_ms", 0444, bugs_dir, &first_stale_ns,
