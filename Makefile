@@ -3,6 +3,13 @@
 
 KVER ?= 6.1
 KVERS ?= 6.1 6.12
+# ARCH=arm64: the arm64 guest (QEMU virt, TCG) for kernels, initramfs, the
+# tools, demo, shell, gate and install: its kernels in
+# build/kernel/arm64-KVER/, its tools and initramfs in build/arm64/,
+# cross-built with gcc-aarch64-linux-gnu and statically linked against
+# Debian's :arm64 libraries. The scripts read ARCH from the environment.
+ARCH ?= x86
+export ARCH
 # base trees that also get a debug kernel (lockdep, atomic sleep, hung task)
 DEBUG_KVERS ?= 6.1
 export DEBUG_KVERS
@@ -31,11 +38,37 @@ BTF_KVER ?= 6.1
 # The architecture the BPF programs read registers of (PT_REGS), the host's
 # unless cross-building.
 BPF_ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ifeq ($(ARCH),arm64)
+BUILD := build/arm64
+# the kernels' directory names under build/kernel/
+KTAG := arm64-
+BPF_ARCH := arm64
+ifeq ($(origin CC),default)
+CC := aarch64-linux-gnu-gcc
+endif
+else ifeq ($(ARCH),x86)
+BUILD := build
+KTAG :=
+else
+$(error ARCH must be x86 or arm64, not '$(ARCH)')
+endif
+# the arm64 base trees make check covers (vanilla and braked)
+ARM64_KVERS ?= 6.1
+# what ARCH=arm64 is for; make check covers arm64 by itself
+ARM64_GOALS := all kernels initramfs demo shell gate install uninstall deps help
+ifeq ($(ARCH),arm64)
+ifneq ($(filter-out $(ARM64_GOALS) $(BUILD)/%,$(or $(MAKECMDGOALS),all)),)
+$(error ARCH=arm64 is for: $(ARM64_GOALS); make check covers arm64 by itself)
+endif
+endif
+# vm/deps: what ARCH=arm64 and make check need beside the rest
+DEPS_ARCH := $(if $(filter arm64,$(ARCH)),arm64)
+# the debug kernel: x86 only
+KDEBUG = $(if $(filter x86,$(ARCH)),$(if $(filter $(KVER),$(DEBUG_KVERS)),debug))
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror
 WFLAGS := -Wall -Wextra -Werror
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-BUILD := build
 HPBRAKE_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hpbrake
 export HPBRAKE_CACHE
 
@@ -54,7 +87,7 @@ endif
 
 GUEST_BINS := $(BUILD)/hpop $(BUILD)/hplat $(BUILD)/hpload
 INITRAMFS := $(BUILD)/initramfs.cpio.gz
-BTF_VMLINUX := $(BUILD)/kernel/$(BTF_KVER)/vanilla/vmlinux
+BTF_VMLINUX := build/kernel/$(KTAG)$(BTF_KVER)/vanilla/vmlinux
 HPLAT_OBJS := $(BUILD)/hplat.o $(BUILD)/hplat_opts.o $(BUILD)/hplat_report.o \
 	$(BUILD)/hplat_kprobe.o $(BUILD)/cpulist.o
 INCLUDES := -I$(BUILD) -Ibpf -Iloader
@@ -150,10 +183,10 @@ $(FUZZ_BINS):
 	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) -lm
 
 deps:
-	$(Q)vm/deps $(KVERS)
+	$(Q)vm/deps $(KVERS) $(DEPS_ARCH)
 
 kernels: deps
-	$(Q)vm/build-kernel $(KVER) $$(case " $(DEBUG_KVERS) " in *" $(KVER) "*) echo debug;; esac)
+	$(Q)vm/build-kernel $(KVER) $(KDEBUG)
 
 # Also takes stress-ng, bash-static and the extracted tree's cpu-hotplug
 # selftest, when present.
@@ -176,23 +209,31 @@ BUILD_KERNELS = for v in $(KVERS); do \
 		vm/build-kernel $$v $$(case " $(DEBUG_KVERS) " in *" $$v "*) echo debug;; esac) || exit 1; \
 	done
 
+# the arm64 kernels of $(ARM64_KVERS) (vanilla, braked), and the arm64
+# tools and initramfs
+BUILD_ARM64 = for v in $(ARM64_KVERS); do ARCH=arm64 vm/build-kernel $$v || exit 1; done && \
+	$(MAKE) -s --no-print-directory ARCH=arm64 initramfs
+check check-guest: DEPS_ARCH := arm64
+
 # Kernels first: vmlinux.h, and so hplat, follow the kernel they describe.
 check-guest: deps
 	$(Q)$(BUILD_KERNELS)
+	$(Q)$(BUILD_ARM64)
 	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
-	$(Q)tests/run $(KVERS)
+	$(Q)tests/run $(KVERS) $(addprefix arm64-,$(ARM64_KVERS))
 
 # Every test: host unit tests, then guest tests on both kernels of each
-# base tree; ends with "N passed, N failed".
+# base tree, x86 and arm64; ends with "N passed, N failed".
 check: deps
 	$(Q)$(BUILD_KERNELS)
+	$(Q)$(BUILD_ARM64)
 	$(Q)$(MAKE) -s --no-print-directory $(HOST_TESTS) $(INITRAMFS)
-	$(Q)tests/run host $(KVERS) report mutant
+	$(Q)tests/run host $(KVERS) $(addprefix arm64-,$(ARM64_KVERS)) report mutant
 
 demo: deps
 	$(Q)vm/build-kernel $(KVER)
 	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
-	$(Q)KVER=$(KVER) VARIANT=braked vm/run -t 240 demo
+	$(Q)KVER=$(KVER) VARIANT=braked vm/run -t $(if $(KTAG),600,240) demo
 
 shell: deps
 	$(Q)vm/build-kernel $(KVER)
@@ -210,7 +251,7 @@ ifneq ($(KERNEL),)
 	$(Q)KERNEL="$(KERNEL)" EXPECT_BRAKE_MS="$(EXPECT_BRAKE_MS)" VMLINUX="$(VMLINUX)" vm/gate
 else
 	$(Q)vm/build-kernel $(KVER)
-	$(Q)tests/run gate-$(KVER)
+	$(Q)tests/run gate-$(KTAG)$(KVER)
 endif
 
 # Every mutant of tests/mutants/ against the scenarios that must catch
@@ -296,7 +337,8 @@ help:
 	@echo '             if KVER is in DEBUG_KVERS ($(DEBUG_KVERS))'
 	@echo '  initramfs  build/initramfs.cpio.gz: busybox + tools + scenarios'
 	@echo '  check      every test: host unit tests, guest suites on the'
-	@echo '             kernels of $(KVERS), gates, report, a mutant; KTAP,'
+	@echo '             kernels of $(KVERS) and arm64 $(ARM64_KVERS), gates,'
+	@echo '             report, a mutant; KTAP,'
 	@echo '             "N passed, N failed, N skipped, N re-measured"'
 	@echo '  check-host host unit tests only (ASan + UBSan, as nobody)'
 	@echo '  check-guest guest suites only'
@@ -325,6 +367,10 @@ help:
 	@echo '  clean      remove build/'
 	@echo '  distclean  also remove the kernel cache ($(HPBRAKE_CACHE))'
 	@echo 'variables: KVER=$(KVER) KVERS="$(KVERS)" DEBUG_KVERS="$(DEBUG_KVERS)"'
+	@echo '           ARCH=$(ARCH) (or arm64: kernels, initramfs, tools, demo,'
+	@echo '           shell, gate, install for the arm64 guest, QEMU virt;'
+	@echo '           into build/kernel/arm64-KVER/ and build/arm64/)'
+	@echo '           ARM64_KVERS="$(ARM64_KVERS)" (the arm64 trees make check runs)'
 	@echo '           PREFIX=$(PREFIX) DESTDIR="$(DESTDIR)" V=1 (full commands)'
 
 clean:

@@ -21,3 +21,22 @@ now() {
 elapsed() {
 	awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'
 }
+
+# kernel_arch IMAGE: arm64 for an arm64 Image ("ARM\x64" at offset 56),
+# x86 for anything else (a bzImage).
+kernel_arch() {
+	if [ "$(dd if="$1" bs=1 skip=56 count=4 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 41524d64 ]; then
+		echo arm64
+	else
+		echo x86
+	fi
+}
+
+# initramfs_of ARCH: the guest initramfs make builds for ARCH.
+initramfs_of() {
+	if [ "$1" = arm64 ]; then
+		echo "$HPBRAKE_BUILD/arm64/initramfs.cpio.gz"
+	else
+		echo "$HPBRAKE_BUILD/initramfs.cpio.gz"
+	fi
+}
