@@ -23,13 +23,16 @@
  *    hotplug").
  *
  *    Both sides keep to one grid of CLOCK_MONOTONIC: the window opens on
- *    a multiple of window_ms and lasts one step, the walker looks half a
- *    step after each multiple of period_ms. So the chance is a property
- *    of the bug, not of how the guest's vCPUs are scheduled: a udelay()
- *    window and a free-running walker gave 16 to 41 % a teardown in
- *    QEMU/TCG depending on the load (the window stretched with the
- *    vCPUs' pace, the walker came late when they were busy). Wake-ups
- *    up to half a step late change nothing; the later ones are counted.
+ *    a multiple of window_ms and lasts one step; the walker looks once a
+ *    period, half a step into one of its steps chosen at random. So the
+ *    chance is a property of the bug, the same for every teardown
+ *    whatever its place in the grid, and not of how the guest's vCPUs are
+ *    scheduled: a udelay() window and a free-running walker gave 16 to
+ *    41 % a teardown in QEMU/TCG depending on the load (the window
+ *    stretched with the vCPUs' pace, the walker came late when they were
+ *    busy), and a walker at a fixed step of the grid made the chance
+ *    depend on how the operations' period fell against it. Wake-ups up
+ *    to half a step late change nothing; the later ones are counted.
  *
  * 2. Stale deferred work. The teardown queues work to run delay_ms
  *    later that assumes the CPU is still offline then; if the online
@@ -44,9 +47,11 @@
  * /sys/kernel/debug/hpbrake_bugs/: race_hits, stale_hits, teardowns,
  * first_race_ms and first_stale_ms (since load, -1 before any), looks
  * (the walker's), late_looks and late_opens (looks and windows more than
- * half a step late), and reset (write anything: counters to 0, first
+ * half a step late), and reset (write a number: counters to 0, first
  * times from now).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/atomic.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
@@ -57,7 +62,9 @@
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
@@ -74,15 +81,19 @@ MODULE_PARM_DESC(delay_ms, "class 2: how long after a teardown its stale work ru
 struct bugs_cpu {
 	unsigned long seq_a, seq_b;	/* class 1: equal unless mid-teardown */
 	unsigned long seen;		/* the last half-written seq_a counted */
-	ktime_t up;			/* class 2: the last startup */
-	long up_ops;			/* and bugs_ops when it ran */
+	struct list_head stale;		/* class 2: its works not yet run */
 };
 
-/* Class 2: one work per teardown, each with its own time. */
+/*
+ * Class 2: one work per teardown, each with its own times: the teardown,
+ * and the first startup of its CPU after it (0 before one), each with
+ * bugs_ops then.
+ */
 struct bugs_stale {
 	struct delayed_work work;
-	ktime_t down;
-	long down_ops;			/* bugs_ops at the teardown */
+	struct list_head node;		/* on its CPU's list until it runs */
+	ktime_t down, up;
+	long down_ops, up_ops;
 	unsigned int cpu;
 };
 
@@ -94,9 +105,12 @@ static struct workqueue_struct *bugs_wq;
 /* class 2 works queued and not yet run: the unload waits for them */
 static atomic_t bugs_pending = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(bugs_pending_wq);
+/* the CPUs' lists of stale works, and the works' startup stamps */
+static DEFINE_SPINLOCK(bugs_stale_lock);
 static bool bugs_unloading;
 static atomic64_t race_hits, stale_hits, teardowns;
-/* class 1's timing: the walker's looks, and those and the windows that
+/*
+ * class 1's timing: the walker's looks, and those and the windows that
  * came more than half a step late (each can lose a hit)
  */
 static atomic64_t looks, late_looks, late_opens;
@@ -126,6 +140,19 @@ static ktime_t next_step(unsigned int step_ms, unsigned int offset_ms)
 			   (u64)offset_ms * NSEC_PER_MSEC);
 }
 
+/*
+ * The walker's next look: in the next period, half a step into one of its
+ * period_ms / window_ms steps, chosen at random, so that a window is seen
+ * with a chance of window_ms / period_ms whatever its place in the grid.
+ */
+static ktime_t next_look(void)
+{
+	u32 step = get_random_u32_below(period_ms / window_ms);
+
+	return ktime_add_us(next_step(period_ms, 0),
+			    (step * window_ms + window_ms / 2) * USEC_PER_MSEC);
+}
+
 static void first_hit(atomic64_t *first)
 {
 	s64 now = ktime_to_ns(ktime_sub(ktime_get(), bugs_t0));
@@ -137,21 +164,26 @@ static void bugs_stale_fn(struct work_struct *work)
 {
 	struct bugs_stale *w = container_of(to_delayed_work(work),
 					    struct bugs_stale, work);
-	struct bugs_cpu *b = per_cpu_ptr(&bugs_cpus, w->cpu);
-	ktime_t up = READ_ONCE(b->up);
+	ktime_t up;
+	long up_ops;
 
-	/* the work assumes its CPU is still down: a hit if the online path
+	spin_lock(&bugs_stale_lock);
+	list_del(&w->node);
+	up = w->up;
+	up_ops = w->up_ops;
+	spin_unlock(&bugs_stale_lock);
+	/*
+	 * The work assumes its CPU is still down: a hit if the online path
 	 * has set it up anew since the teardown; how soon, after how many
-	 * operations (the setup's own included: each one braked), and when
-	 * the work itself ran (delay_ms, rounded up to jiffies, and late)
+	 * operations (the first setup's own included: each one braked), and
+	 * when the work itself ran (delay_ms, rounded up to jiffies, and late).
 	 */
-	if (ktime_after(up, w->down)) {
+	if (up) {
 		atomic64_inc(&stale_hits);
 		first_hit(&first_stale_ns);
-		pr_info("hpbrake_bugs: stale hit: cpu%u set up again within %u ms of its teardown (%lld ms, %ld ops, work at %lld ms)\n",
+		pr_info("stale hit: cpu%u set up again within %u ms of its teardown (%lld ms, %ld ops, work at %lld ms)\n",
 			w->cpu, delay_ms, ktime_ms_delta(up, w->down),
-			READ_ONCE(b->up_ops) - w->down_ops,
-			ktime_ms_delta(ktime_get(), w->down));
+			up_ops - w->down_ops, ktime_ms_delta(ktime_get(), w->down));
 	}
 	kfree(w);
 	if (atomic_dec_and_test(&bugs_pending))
@@ -161,9 +193,19 @@ static void bugs_stale_fn(struct work_struct *work)
 static int bugs_online(unsigned int cpu)
 {
 	struct bugs_cpu *b = per_cpu_ptr(&bugs_cpus, cpu);
+	long ops = atomic_long_inc_return(&bugs_ops);
+	ktime_t now = ktime_get();
+	struct bugs_stale *w;
 
-	WRITE_ONCE(b->up_ops, atomic_long_inc_return(&bugs_ops));
-	WRITE_ONCE(b->up, ktime_get());
+	/* the first startup after each teardown whose work has not run */
+	spin_lock(&bugs_stale_lock);
+	list_for_each_entry(w, &b->stale, node) {
+		if (!w->up) {
+			w->up = now;
+			w->up_ops = ops;
+		}
+	}
+	spin_unlock(&bugs_stale_lock);
 	return 0;
 }
 
@@ -197,6 +239,9 @@ static int bugs_offline(unsigned int cpu)
 	w->down = ktime_get();
 	w->down_ops = ops;
 	atomic_inc(&bugs_pending);
+	spin_lock(&bugs_stale_lock);
+	list_add_tail(&w->node, &b->stale);
+	spin_unlock(&bugs_stale_lock);
 	queue_delayed_work(bugs_wq, &w->work, msecs_to_jiffies(delay_ms));
 	return 0;
 }
@@ -210,7 +255,7 @@ static int bugs_walk(void *unused)
 	/* on time: a wake-up more than half a step late could miss */
 	sched_set_fifo_low(current);
 	while (!kthread_should_stop()) {
-		ktime_t t = next_step(period_ms, window_ms / 2);
+		ktime_t t = next_look();
 
 		sleep_until(t, true);
 		if (kthread_should_stop())
@@ -231,7 +276,7 @@ static int bugs_walk(void *unused)
 			b->seen = a;
 			atomic64_inc(&race_hits);
 			first_hit(&first_race_ns);
-			pr_info("hpbrake_bugs: race hit: cpu%u half-written (seq %lu/%lu)\n",
+			pr_info("race hit: cpu%u half-written (seq %lu/%lu)\n",
 				cpu, a, s);
 		}
 	}
@@ -267,11 +312,14 @@ DEFINE_DEBUGFS_ATTRIBUTE(bugs_reset_fops, NULL, bugs_reset, "%llu\n");
 
 static int __init bugs_init(void)
 {
+	unsigned int cpu;
 	int ret;
 
 	if (!window_ms || period_ms <= window_ms || period_ms % window_ms ||
 	    !delay_ms)
 		return -EINVAL;
+	for_each_possible_cpu(cpu)
+		INIT_LIST_HEAD(&per_cpu_ptr(&bugs_cpus, cpu)->stale);
 	bugs_wq = alloc_workqueue("hpbrake_bugs", WQ_UNBOUND, 0);
 	if (!bugs_wq)
 		return -ENOMEM;
@@ -287,6 +335,8 @@ static int __init bugs_init(void)
 	if (IS_ERR(bugs_walker)) {
 		WRITE_ONCE(bugs_unloading, true);
 		cpuhp_remove_state(bugs_state);
+		/* works queued by an operation since the setup: they free themselves */
+		wait_event(bugs_pending_wq, !atomic_read(&bugs_pending));
 		destroy_workqueue(bugs_wq);
 		return PTR_ERR(bugs_walker);
 	}
