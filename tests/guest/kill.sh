@@ -11,7 +11,7 @@
 brake=${1:?usage: kill.sh BRAKE_MS}
 hi_off=$(op_hi "$brake" offline)
 hi_on=$(op_hi "$brake" online)
-ktap_plan 25
+ktap_plan 26
 
 # killed_op CPU OP WANT_STATE [SIG]: signal the writer 300 ms into OP
 killed_op() {
@@ -54,10 +54,14 @@ else
 fi
 check_op 1 online "$brake" "$hi_on"
 
-# attached: is anything of hplat still hooked on cpu_subsys_online?
+# attached: is anything of hplat still hooked on cpu_subsys_online? A
+# kprobe listed [DISABLED] is not: disarmed, nothing of it runs (what
+# hplat's kprobe mode leaves when SIGKILLed: its tracefs kretprobe
+# events, which the next hplat removes, checked below)
 attached() {
 	grep -q cpu_subsys_online /sys/kernel/tracing/enabled_functions 2>/dev/null ||
-		grep -q cpu_subsys_online /sys/kernel/debug/kprobes/list 2>/dev/null
+		grep cpu_subsys_online /sys/kernel/debug/kprobes/list 2>/dev/null |
+		grep -vq DISABLED
 }
 
 # hooked: hplat's hooks are visible while it runs (else "detached" below
@@ -102,6 +106,7 @@ done
 
 hplat_start "$out" -j || true
 was=$(hooked)
+killed=$HPLAT_PID
 kill -KILL "$HPLAT_PID"
 wait "$HPLAT_PID" 2>/dev/null
 check_eq "hplat killed by SIGKILL" "$?" 137
@@ -116,6 +121,8 @@ if hplat_start "$out" -j; then
 else
 	not_ok "a second hplat attaches after the killed one"
 fi
+check_eq "nothing of the killed hplat left in kprobe_events" \
+	"$(grep -c "hplat_${killed}_" /sys/kernel/tracing/kprobe_events)" 0
 hp_op 2 offline
 hp_op 2 online
 hplat_stop

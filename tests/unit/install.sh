@@ -45,10 +45,12 @@ mk() {
 		*) echo "# refusing DESTDIR/PREFIX '$1$2': not under $tmp"; return 99 ;;
 		esac
 	fi
+	# ARCH=arm64 (a fourth argument): the tools of build/arm64/
+	local b=build${4:+/$4}
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory \
-		-C "$root" $dry --assume-old=build/hpop --assume-old=build/hplat \
-		--assume-old=build/hpload "DESTDIR=$1" "PREFIX=$2" "$3" \
-		> "$tmp/make.out" 2>&1
+		-C "$root" $dry --assume-old=$b/hpop --assume-old=$b/hplat \
+		--assume-old=$b/hpload "DESTDIR=$1" "PREFIX=$2" "$3" \
+		${4:+ARCH=$4} > "$tmp/make.out" 2>&1
 }
 
 # The checks: each returns 0, or 1 with the reason in $why.
@@ -75,6 +77,14 @@ is_tool() {
 		return 1
 	fi
 	cmp -s "$1" "$2" || { why="not the bytes of ${2#"$root"/}"; return 1; }
+}
+
+# is_arm64 FILE: an AArch64 ELF executable
+is_arm64() {
+	why=""
+	readelf -h "$1" 2> /dev/null | grep -q 'Machine: *AArch64' && return 0
+	why="machine: $(readelf -h "$1" 2> /dev/null | sed -n 's/^ *Machine: *//p')"
+	return 1
 }
 
 # is_page FILE SOURCE: a regular file of mode 0644, not empty, a man page
@@ -212,7 +222,7 @@ refused() {
 	fi
 }
 
-echo "1..38"
+echo "1..47"
 refused "an empty DESTDIR" "" /usr
 refused "a DESTDIR/PREFIX that climbs out of \$tmp" "$tmp/escape" /../../../../../../../..
 
@@ -235,7 +245,32 @@ else
 	result fail "no /opt/hp on the host: it is there now"
 fi
 
-# --- 30..38: a broken tree; each check must fail on it
+# --- 30..37: ARCH=arm64, the arm64 tools (build/arm64/, make check builds
+# them before this runs)
+if [ -f "$root/build/arm64/hplat" ] && [ -f "$root/build/arm64/hpop" ] &&
+   [ -f "$root/build/arm64/hpload" ]; then
+	mkdir "$tmp/arm64-root"
+	if mk "$tmp/arm64-root" /usr install arm64; then
+		result ok "make install ARCH=arm64 DESTDIR=\$tmp PREFIX=/usr"
+	else
+		result fail "make install ARCH=arm64: $(tail -n 3 "$tmp/make.out" | tr '\n' '|')"
+	fi
+	for t in $tools; do
+		expect "arm64 /usr/sbin/$t: mode 0755, static, build/arm64/$t" \
+			is_tool "$tmp/arm64-root/usr/sbin/$t" "$root/build/arm64/$t"
+	done
+	for t in $tools; do
+		expect "arm64 /usr/sbin/$t: an AArch64 executable" \
+			is_arm64 "$tmp/arm64-root/usr/sbin/$t"
+	done
+	expect "ARCH=arm64: nothing else in DESTDIR" only_files "$tmp/arm64-root" /usr
+else
+	for i in $(seq 8); do
+		result ok "ARCH=arm64 install $i # SKIP no arm64 tools (make ARCH=arm64 all)"
+	done
+fi
+
+# --- 38..47: a broken tree; each check must fail on it
 b=$tmp/broken/usr
 cp "$(readlink -f /bin/true)" "$b/sbin/hpop"
 chmod 0755 "$b/sbin/hpop"
@@ -253,6 +288,7 @@ caught "an hpop without usage" "printed ''" runs "$b/sbin/hpop" -h '^usage: hpop
 caught "an hpop.8 of mode 0600" '^mode 600$' is_page "$b/share/man/man8/hpop.8" "$root/docs/hpop.8"
 caught "an empty hplat.8" '^empty$' is_page "$b/share/man/man8/hplat.8" "$root/docs/hplat.8"
 caught "a missing hpload.8" '^missing$' is_page "$b/share/man/man8/hpload.8" "$root/docs/hpload.8"
+caught "an x86-64 hpop as an arm64 one" '^machine: Advanced Micro Devices X86-64' is_arm64 "$root/build/hpop"
 caught "a stray file" 'extra: usr/sbin/hpop.orig' only_files "$tmp/broken" /usr
 mk -n "$tmp/escape" /../../../../../../../../../hpbrake-escape install
 caught "a PREFIX that climbs out of DESTDIR (dry run)" '^writes /.*\(/hpbrake-escape/' \
