@@ -9,6 +9,10 @@ KVERS ?= 6.1 6.12
 # cross-built with gcc-aarch64-linux-gnu and statically linked against
 # Debian's :arm64 libraries. The scripts read ARCH from the environment.
 ARCH ?= x86
+# the kernel's other name for it, as a shell may have it exported
+ifeq ($(ARCH),x86_64)
+override ARCH := x86
+endif
 export ARCH
 # base trees that also get a debug kernel (lockdep, atomic sleep, hung task)
 DEBUG_KVERS ?= 6.1
@@ -211,9 +215,12 @@ BUILD_KERNELS = for v in $(KVERS); do \
 
 # the arm64 kernels of $(ARM64_KVERS) (vanilla, braked), and the arm64
 # tools and initramfs
-BUILD_ARM64 = for v in $(ARM64_KVERS); do ARCH=arm64 vm/build-kernel $$v || exit 1; done && \
-	$(MAKE) -s --no-print-directory ARCH=arm64 initramfs
-check check-guest: DEPS_ARCH := arm64
+# (the cross compiler whatever CC the caller gave; nothing of arm64 with
+# ARM64_KVERS empty)
+BUILD_ARM64 = $(if $(ARM64_KVERS),for v in $(ARM64_KVERS); do ARCH=arm64 vm/build-kernel $$v || exit 1; done && \
+	$(MAKE) -s --no-print-directory ARCH=arm64 CC=aarch64-linux-gnu-gcc \
+		BTF_KVER=$(firstword $(ARM64_KVERS)) initramfs,true)
+check check-guest: DEPS_ARCH := $(if $(ARM64_KVERS),arm64)
 
 # Kernels first: vmlinux.h, and so hplat, follow the kernel they describe.
 check-guest: deps

@@ -50,7 +50,7 @@ mk() {
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory \
 		-C "$root" $dry --assume-old=$b/hpop --assume-old=$b/hplat \
 		--assume-old=$b/hpload "DESTDIR=$1" "PREFIX=$2" "$3" \
-		${4:+ARCH=$4} > "$tmp/make.out" 2>&1
+		"ARCH=${4:-x86}" > "$tmp/make.out" 2>&1
 }
 
 # The checks: each returns 0, or 1 with the reason in $why.
