@@ -284,9 +284,15 @@ check-series: deps
 
 # The comparison report (A=KVER/VARIANT B=KVER/VARIANT, A_ARGS, B_ARGS):
 # build/report/{report.md,index.html}, checked in headless Chromium.
+# A or B as arm64-KVER/VARIANT: that arm64 kernel, and the arm64 tools
+REPORT_ARM64 = $(sort $(patsubst arm64-%,%,$(filter arm64-%,$(firstword $(subst /, ,$(A))) $(firstword $(subst /, ,$(B))))))
+report: DEPS_ARCH := $(if $(REPORT_ARM64),arm64)
 report: deps
 	$(Q)for v in $(sort $(KVER) $(KVERS)); do vm/build-kernel $$v || exit 1; done
 	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
+	$(Q)$(if $(REPORT_ARM64),for v in $(REPORT_ARM64); do ARCH=arm64 vm/build-kernel $$v || exit 1; done && \
+		$(MAKE) -s --no-print-directory ARCH=arm64 CC=aarch64-linux-gnu-gcc \
+		BTF_KVER=$(firstword $(REPORT_ARM64)) initramfs,true)
 	$(Q)vm/report
 	$(Q)tests/report-check.sh $(BUILD)/report
 
@@ -362,8 +368,8 @@ help:
 	@echo '             W=1 builds, the same code with the brake off'
 	@echo '  bugcost    what the brake costs in bug finding: BRAKES="$(BRAKES)"'
 	@echo '             TESTERS="$(TESTERS)" MINUTES=$(MINUTES) OUT=FILE (NDJSON)'
-	@echo '  report     vanilla vs braked (A=6.1/vanilla B=6.1/braked, any two:'
-	@echo '             A_ARGS/B_ARGS add kernel args; BUGCOST=NDJSON adds the'
+	@echo '  report     vanilla vs braked (A=6.1/vanilla B=6.1/braked, any two,'
+	@echo '             arm64-6.1/braked too; A_ARGS/B_ARGS add kernel args; BUGCOST=NDJSON adds the'
 	@echo '             bug-finding section) to build/report/, checked in Chromium'
 	@echo '  bench-overhead  hplat overhead on the vanilla kernel (BPF run time'
 	@echo '             per op, ops/s A/B) to docs/overhead.md and docs/hplat.8'
