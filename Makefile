@@ -294,7 +294,7 @@ report: deps
 		$(MAKE) -s --no-print-directory ARCH=arm64 CC=aarch64-linux-gnu-gcc \
 		BTF_KVER=$(firstword $(REPORT_ARM64)) initramfs,true)
 	$(Q)vm/report
-	$(Q)tests/report-check.sh $(BUILD)/report
+	$(Q)tests/report-check.sh $(or $(OUT),$(BUILD)/report)
 
 # Tracer overhead on the vanilla kernel; writes docs/overhead.md.
 bench-overhead: deps
