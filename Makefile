@@ -249,8 +249,9 @@ shell: deps
 
 # The gate. With KERNEL=bzImage EXPECT_BRAKE_MS=N [VMLINUX=...]: vm/gate
 # on that kernel. Without: on both kernels of KVER (braked must pass
-# expecting its brake, vanilla expecting none; vanilla expecting a brake
-# and braked expecting a shorter one must fail).
+# expecting its brake, vanilla expecting none; the figures of those runs
+# judged again with vm/gate GATE_FROM=, vanilla expecting a brake and
+# braked expecting a shorter one, must fail).
 gate: deps
 	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
 ifneq ($(KERNEL),)

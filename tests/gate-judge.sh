@@ -52,7 +52,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..27"
+echo "1..37"
 expect "good braked run" 1000 "" "" ""
 expect "vanilla told to expect nothing" 0 \
 	's/"brake_event": true/"brake_event": false/; s/"min_us": 10[0-9]*\.0/"min_us": 20000.0/g; s/"p99_us": 10[0-9]*\.0/"p99_us": 40000.0/g; s/"ops_per_s": 0.857/"ops_per_s": 40.0/' \
@@ -71,7 +71,8 @@ expect "a braked kernel without the cpuhp_brake event" 1000 's/"brake_event": tr
 expect "brakes recorded where none is expected" 0 \
 	's/"min_us": 10[0-9]*\.0/"min_us": 20000.0/g; s/"p99_us": 10[0-9]*\.0/"p99_us": 40000.0/g' "" "3"
 expect "two ops in flight" 1000 's/"max_in_flight": 1,/"max_in_flight": 2,/' "" "4"
-expect "ops/s over 1000 / brake + 2 %" 1000 's/"ops_per_s": 0.857/"ops_per_s": 1.021/' "" "5"
+expect "ops/s over 1000 / brake" 1000 's/"ops_per_s": 0.857/"ops_per_s": 1.001/' "" "5"
+expect "ops/s at 1000 / brake" 1000 's/"ops_per_s": 0.857/"ops_per_s": 1.000/' "" ""
 expect "one op hpload did that hplat missed" 1000 "" 's/"offline": {"ops": 3/"offline": {"ops": 4/' "6"
 expect "no max_in_flight" 1000 's/"max_in_flight": 1, //' "" "4"
 expect "no ops/s" 1000 's/"ops_per_s": 0.857, //' "" "5"
@@ -84,4 +85,67 @@ expect "an online that failed after its brake" 1000 's/"online": {"count": 3, "e
 expect "hpload saw an offline fail" 1000 "" 's/"offline": {"ops": 3, \(.*\)"errors_by_errno": {}}/"offline": {"ops": 3, \1"errors_by_errno": {"EBUSY": 1}}/' "7"
 expect "a CPU hpload could not bring back" 1000 "" 's/"restore_failed_cpus": 0/"restore_failed_cpus": 1/' "7"
 expect "no restore figure from hpload" 1000 "" 's/, "restore_failed_cpus": 0//' "7"
+
+# vm/gate GATE_FROM=: a recorded gate run judged again on the host. The
+# run: the good figures above as the guest prints them, judged at 1000 ms
+# with the bounds of a kernel whose unbraked p99 are 83 and 81 ms.
+rec=$tmp/gate-rec.out
+{
+	echo "KTAP version 1"
+	echo "1..7"
+	echo "# gate: 6.1.0-test, 4 CPUs, expect brake 1000 ms, hpload -t 3 -d 10, p99 bounds 1103/1101 ms"
+	echo "# hplat: $good_hplat"
+	echo "# hpload: $good_hpload"
+} > "$rec"
+echo "[    1.000000] a quiet boot" > "$tmp/gate-rec.console"
+# again EXPECT FAILING [FILE]: vm/gate on the recording exits 0 with
+# eight ok lines (FAILING ""), or 1 with exactly FAILING failed
+again() {
+	local want=$2 got rc
+	GATE_FROM=${3:-$rec} EXPECT_BRAKE_MS=$1 "$root/vm/gate" > "$tmp/again.out" 2>&1
+	rc=$?
+	got=$(sed -n 's/^not ok \([0-9]*\) .*/\1/p' "$tmp/again.out" | tr '\n' ' ')
+	got=${got% }
+	if [ "$got" = "$want" ] && [ "$rc" = "$([ -z "$want" ] && echo 0 || echo 1)" ] &&
+	   [ "$(grep -cE '^(not )?ok [0-9]' "$tmp/again.out")" = 8 ]; then
+		result ok "GATE_FROM, expect $1 ms: exit $rc${want:+, checks $want fail}"
+	else
+		result fail "GATE_FROM, expect $1 ms: exit $rc, failing '$got', expected '$want'"
+		sed 's/^/# /' "$tmp/again.out"
+	fi
+}
+again 1000 ""
+# at 1100: ops under it, and brakes 100 ms short; the p99 windows move
+# with the brake (1203/1201 ms) and pass
+again 1100 "1 3"
+# at 250: p99 windows of 353/351 ms, brakes 750 ms long
+again 250 "2 3"
+# at 0: ops a brake over the unbraked windows, and brakes where none is
+# expected
+again 0 "2 3"
+# a console with a WARNING fails check 8 alone
+cp "$rec" "$tmp/warn.out"
+echo "[    2.000000] WARNING: CPU: 1 PID: 1 at kernel/cpu.c:1 test" > "$tmp/warn.console"
+again 1000 "8" "$tmp/warn.out"
+# bad recordings: one line on stderr, exit 1, no KTAP
+bad_rec() {
+	local desc=$1 file=$2 msg=$3
+	GATE_FROM=$file EXPECT_BRAKE_MS=1000 "$root/vm/gate" > "$tmp/bad.out" 2> "$tmp/bad.err"
+	rc=$?
+	if [ "$rc" = 1 ] && [ ! -s "$tmp/bad.out" ] && [ "$(wc -l < "$tmp/bad.err")" = 1 ] &&
+	   grep -q "$msg" "$tmp/bad.err"; then
+		result ok "GATE_FROM $desc: exit 1, '$(cat "$tmp/bad.err")'"
+	else
+		result fail "GATE_FROM $desc: exit $rc, stdout $(wc -c < "$tmp/bad.out") bytes, stderr '$(head -c 200 "$tmp/bad.err")'"
+	fi
+}
+grep -v '^# hplat:' "$rec" > "$tmp/nojson.out"
+cp "$tmp/gate-rec.console" "$tmp/nojson.console"
+bad_rec "without hplat's JSON" "$tmp/nojson.out" "no hplat and hpload JSON"
+grep -v '^# gate:' "$rec" > "$tmp/nobounds.out"
+cp "$tmp/gate-rec.console" "$tmp/nobounds.console"
+bad_rec "without its bounds line" "$tmp/nobounds.out" "no '# gate:' line"
+cp "$rec" "$tmp/nocons.out"
+bad_rec "without a console" "$tmp/nocons.out" "no console beside"
+bad_rec "that does not exist" "$tmp/none.out" "no gate output at"
 [ "$ktap_failed" = 0 ]

@@ -69,7 +69,7 @@ armed() {
 		grep -vq DISABLED
 }
 
-# hooked: hplat's hooks are visible while it runs (else "detached" below
+# hooked: hplat's hooks are visible while it runs (else "gone" below
 # would prove nothing)
 hooked() {
 	if attached; then
@@ -79,23 +79,16 @@ hooked() {
 	fi
 }
 
-# detached: the hooks go once the last reference is dropped (the
-# trampoline after an RCU-tasks grace period): give it 5 s
-detached() {
+# gone PREDICATE: wait until PREDICATE (attached, armed) no longer holds,
+# as hooks go once the last reference is dropped (a trampoline after an
+# RCU-tasks grace period): give it 5 s
+gone() {
 	i=0
-	while attached && [ $i -lt 50 ]; do
+	while "$1" && [ $i -lt 50 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	! attached
-}
-disarmed() {
-	i=0
-	while armed && [ $i -lt 50 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	! armed
+	! "$1"
 }
 
 out=/tmp/kill-hplat.json
@@ -109,7 +102,7 @@ for sig in INT TERM; do
 	set -- $(op_figs "$out" offline)
 	check_eq "hplat ended by SIG$sig exits 0 with a summary counting the op" \
 		"$rc ${1:-none}" "0 1"
-	if [ "$was" = hooked ] && detached; then
+	if [ "$was" = hooked ] && gone attached; then
 		ok "hplat hooked while running, detached after SIG$sig"
 	else
 		not_ok "hplat $was, still attached 5 s after SIG$sig"
@@ -123,7 +116,7 @@ killed=$HPLAT_PID
 kill -KILL "$HPLAT_PID"
 wait "$HPLAT_PID" 2>/dev/null
 check_eq "hplat killed by SIGKILL" "$?" 137
-if [ "$was" = hooked ] && disarmed; then
+if [ "$was" = hooked ] && gone armed; then
 	ok "hplat hooked while running, disarmed after SIGKILL"
 else
 	not_ok "hplat $was, still armed 5 s after SIGKILL"
@@ -135,13 +128,13 @@ if hplat_start "$out" -j; then
 else
 	not_ok "a second hplat attaches after the killed one"
 fi
-gone=$(grep -c "hplat_${killed}_" /sys/kernel/tracing/kprobe_events)
+still=$(grep -c "hplat_${killed}_" /sys/kernel/tracing/kprobe_events)
 if [ "$left" = 0 ]; then
 	ok "the next hplat removes the killed one's tracefs events # SKIP it left none (fentry mode)"
-elif [ "$gone" = 0 ]; then
+elif [ "$still" = 0 ]; then
 	ok "the next hplat removed the $left tracefs events the killed one left"
 else
-	not_ok "the killed hplat's tracefs events: $left left, $gone after the next hplat started"
+	not_ok "the killed hplat's tracefs events: $left left, $still after the next hplat started"
 fi
 hp_op 2 offline
 hp_op 2 online

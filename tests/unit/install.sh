@@ -176,25 +176,35 @@ caught() {
 	fi
 }
 
-# install_checks DESTDIR PREFIX: make install and what it installed
+# install_checks DESTDIR PREFIX [arm64]: make install (ARCH=arm64: the
+# tools of build/arm64/, AArch64 executables, which this host cannot run)
+# and what it installed
 install_checks() {
-	local d=$1 p=$2 t
-	if mk "$d" "$p" install; then
-		result ok "make install DESTDIR=\$tmp PREFIX=$p"
+	local d=$1 p=$2 a=${3:-} t b=build
+	local tag=${a:+"ARCH=$a "}
+	[ -z "$a" ] || b=build/$a
+	if mk "$d" "$p" install $a; then
+		result ok "make install ${tag}DESTDIR=\$tmp PREFIX=$p"
 	else
-		result fail "make install DESTDIR=\$tmp PREFIX=$p: $(tail -n 3 "$tmp/make.out" | tr '\n' '|')"
+		result fail "make install ${tag}DESTDIR=\$tmp PREFIX=$p: $(tail -n 3 "$tmp/make.out" | tr '\n' '|')"
 	fi
 	for t in $tools; do
-		expect "$p/sbin/$t: mode 0755, static, build/$t" \
-			is_tool "$d$p/sbin/$t" "$root/build/$t"
+		expect "$tag$p/sbin/$t: mode 0755, static, $b/$t" \
+			is_tool "$d$p/sbin/$t" "$root/$b/$t"
 	done
 	for t in $tools; do
-		expect "$p/share/man/man8/$t.8: mode 0644, docs/$t.8" \
+		expect "$tag$p/share/man/man8/$t.8: mode 0644, docs/$t.8" \
 			is_page "$d$p/share/man/man8/$t.8" "$root/docs/$t.8"
 	done
-	expect "nothing else in DESTDIR" only_files "$d" "$p"
-	mk -n "$d" "$p" install
-	expect "make -n install names no path outside DESTDIR" writes_under "$d"
+	expect "${tag}nothing else in DESTDIR" only_files "$d" "$p"
+	mk -n "$d" "$p" install $a
+	expect "${tag}make -n install names no path outside DESTDIR" writes_under "$d"
+	if [ -n "$a" ]; then
+		for t in $tools; do
+			expect "$tag$p/sbin/$t: an AArch64 executable" is_arm64 "$d$p/sbin/$t"
+		done
+		return
+	fi
 	expect "installed hpop -h prints its usage" runs "$d$p/sbin/hpop" -h '^usage: hpop '
 	expect "installed hplat --help prints its usage" runs "$d$p/sbin/hplat" --help '^Usage: hplat '
 	expect "installed hpload --help prints its usage" runs "$d$p/sbin/hpload" --help '^Usage: hpload '
@@ -222,7 +232,7 @@ refused() {
 	fi
 }
 
-echo "1..47"
+echo "1..51"
 refused "an empty DESTDIR" "" /usr
 refused "a DESTDIR/PREFIX that climbs out of \$tmp" "$tmp/escape" /../../../../../../../..
 
@@ -245,32 +255,19 @@ else
 	result fail "no /opt/hp on the host: it is there now"
 fi
 
-# --- 30..37: ARCH=arm64, the arm64 tools (build/arm64/, make check builds
+# --- 30..41: ARCH=arm64, the arm64 tools (build/arm64/, make check builds
 # them before this runs)
 if [ -f "$root/build/arm64/hplat" ] && [ -f "$root/build/arm64/hpop" ] &&
    [ -f "$root/build/arm64/hpload" ]; then
 	mkdir "$tmp/arm64-root"
-	if mk "$tmp/arm64-root" /usr install arm64; then
-		result ok "make install ARCH=arm64 DESTDIR=\$tmp PREFIX=/usr"
-	else
-		result fail "make install ARCH=arm64: $(tail -n 3 "$tmp/make.out" | tr '\n' '|')"
-	fi
-	for t in $tools; do
-		expect "arm64 /usr/sbin/$t: mode 0755, static, build/arm64/$t" \
-			is_tool "$tmp/arm64-root/usr/sbin/$t" "$root/build/arm64/$t"
-	done
-	for t in $tools; do
-		expect "arm64 /usr/sbin/$t: an AArch64 executable" \
-			is_arm64 "$tmp/arm64-root/usr/sbin/$t"
-	done
-	expect "ARCH=arm64: nothing else in DESTDIR" only_files "$tmp/arm64-root" /usr
+	install_checks "$tmp/arm64-root" /usr arm64
 else
-	for i in $(seq 8); do
+	for i in $(seq 12); do
 		result ok "ARCH=arm64 install $i # SKIP no arm64 tools (make ARCH=arm64 all)"
 	done
 fi
 
-# --- 38..47: a broken tree; each check must fail on it
+# --- 42..51: a broken tree; each check must fail on it
 b=$tmp/broken/usr
 cp "$(readlink -f /bin/true)" "$b/sbin/hpop"
 chmod 0755 "$b/sbin/hpop"

@@ -99,17 +99,26 @@ gate_judge() {
 	# 4. the device hotplug lock serialises the operations
 	check_eq "max_in_flight is 1" "${inflight:-missing}" 1
 
-	# 5. kernel-side throughput within 1000 / brake (+ 2 %)
+	# 5. kernel-side throughput <= 1000 / brake, with no allowance: hplat
+	# counts only the ops whose entry it saw (its entry programs attach
+	# last, just before its interval starts) and that ended before it
+	# took the counters (just after the interval ends), so the counted
+	# ops lie within the interval but for the few us at either end. Held
+	# one at a time (check 4) and each at least the brake plus its own
+	# work (3 ms and more under TCG), n ops need n * (brake + 3 ms) of
+	# the interval: more than 1000 / brake ops/s means ops shorter than
+	# the brake, or overlapping ones, that checks 1 and 4 did not see.
+	# Gate runs of make check (10 s, 3 writers, 1000 ms): 0.955-0.967.
 	if [ -z "$ops_s" ]; then
 		not_ok "kernel-side ops/s: missing"
 	elif [ "$expect" = 0 ]; then
 		ok "ops/s $ops_s <= 1000 / brake # SKIP no brake expected"
 	else
-		cap=$(awk -v e="$expect" 'BEGIN { printf "%.3f", 1000 / e * 1.02 }')
+		cap=$(awk -v e="$expect" 'BEGIN { printf "%.3f", 1000 / e }')
 		if awk -v o="$ops_s" -v c="$cap" 'BEGIN { exit !(o <= c) }'; then
 			ok "kernel-side ops/s $ops_s <= $cap"
 		else
-			not_ok "kernel-side ops/s $ops_s over the cap $cap (1000 / $expect + 2 %)"
+			not_ok "kernel-side ops/s $ops_s over the cap $cap (1000 / $expect)"
 		fi
 	fi
 
