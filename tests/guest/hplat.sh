@@ -451,7 +451,7 @@ check_eq "an op during the attach: 1 exit without entry, then 1 offline + 2 onli
 # --- 21: 1 s intervals lose nothing: the counts of every summary add up
 # to what hpload did ---
 hplat_start "$out" -j 1
-hpload -t 3 -d 6 -j > /tmp/hpload.json
+hpload -t 3 -d 3 -j > /tmp/hpload.json
 sleep 1.2
 hplat_stop
 n_sum=$(grep -c '"event": "summary"' "$out")
@@ -475,10 +475,14 @@ hpop op 1 online > /dev/null
 hplat_stop
 check_eq "--comm nosuchwriter: nothing counted, 2 filtered out" \
 	"$(okey "$out" offline count) $(okey "$out" online count) $(jtop "$out" filtered)" "0 0 2"
-# a shell that runs one hpop as a child, then becomes the other (exec)
-sh -c 'sleep 3; hpop op 3 offline > /dev/null; exec hpop op 3 online > /dev/null' &
+# a shell that runs one hpop as a child, then becomes the other (exec),
+# once hplat has attached
+rm -f /tmp/p.go
+sh -c 'while [ ! -e /tmp/p.go ]; do sleep 0.05; done
+	hpop op 3 offline > /dev/null; exec hpop op 3 online > /dev/null' &
 spid=$!
 hplat_start "$out" -j -p $spid
+: > /tmp/p.go
 hpop op 2 offline > /dev/null
 hpop op 2 online > /dev/null
 wait $spid

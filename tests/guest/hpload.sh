@@ -2,10 +2,16 @@
 # never leaves a CPU offline, also when interrupted; without the rights
 # to write cpuN/online it says so and touches nothing.
 #
-# usage: hpload.sh SECONDS
+# usage: hpload.sh SECONDS [BRAKE_MS]   (BRAKE_MS: written to the runtime
+#        knob first: what is checked here does not depend on the brake,
+#        and a short one gives more ops in less time)
 . /scenarios/lib/ktap.sh
 
 secs=${1:-8}
+if [ -n "${2:-}" ] && ! echo "$2" > "$KNOB"; then
+	echo "# cannot set $KNOB to $2"
+	exit 1
+fi
 ktap_plan 5
 out=/tmp/hplat.json
 
