@@ -96,7 +96,7 @@ rec=$tmp/gate-rec.out
 	echo "# gate: 6.1.0-test, 4 CPUs, expect brake 1000 ms, hpload -t 3 -d 10, p99 bounds 1103/1101 ms"
 	echo "# hplat: $good_hplat"
 	echo "# hpload: $good_hpload"
-} > "$rec"
+} | sed 's/$/\r/' > "$rec"   # CR LF, as the guest's serial line ends them
 echo "[    1.000000] a quiet boot" > "$tmp/gate-rec.console"
 # again EXPECT FAILING [FILE]: vm/gate on the recording exits 0 with
 # eight ok lines (FAILING ""), or 1 with exactly FAILING failed
