@@ -52,7 +52,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..37"
+echo "1..39"
 expect "good braked run" 1000 "" "" ""
 expect "vanilla told to expect nothing" 0 \
 	's/"brake_event": true/"brake_event": false/; s/"min_us": 10[0-9]*\.0/"min_us": 20000.0/g; s/"p99_us": 10[0-9]*\.0/"p99_us": 40000.0/g; s/"ops_per_s": 0.857/"ops_per_s": 40.0/' \
@@ -96,6 +96,8 @@ rec=$tmp/gate-rec.out
 	echo "# gate: 6.1.0-test, 4 CPUs, expect brake 1000 ms, hpload -t 3 -d 10, p99 bounds 1103/1101 ms"
 	echo "# hplat: $good_hplat"
 	echo "# hpload: $good_hpload"
+	for i in 1 2 3 4 5 6 7; do echo "ok $i check $i"; done
+	echo "# vm: guest exited 0 after 20.1 s"
 } | sed 's/$/\r/' > "$rec"   # CR LF, as the guest's serial line ends them
 echo "[    1.000000] a quiet boot" > "$tmp/gate-rec.console"
 # again EXPECT FAILING [FILE]: vm/gate on the recording exits 0 with
@@ -145,6 +147,12 @@ bad_rec "without hplat's JSON" "$tmp/nojson.out" "no hplat and hpload JSON"
 grep -v '^# gate:' "$rec" > "$tmp/nobounds.out"
 cp "$tmp/gate-rec.console" "$tmp/nobounds.console"
 bad_rec "without its bounds line" "$tmp/nobounds.out" "no '# gate:' line"
+grep -v '^# vm: guest exited' "$rec" > "$tmp/died.out"
+cp "$tmp/gate-rec.console" "$tmp/died.console"
+bad_rec "whose guest did not exit" "$tmp/died.out" "not a gate run that ended"
+grep -v '^ok 7' "$rec" > "$tmp/short.out"
+cp "$tmp/gate-rec.console" "$tmp/short.console"
+bad_rec "with six results" "$tmp/short.out" "not a gate run that ended"
 cp "$rec" "$tmp/nocons.out"
 bad_rec "without a console" "$tmp/nocons.out" "no console beside"
 bad_rec "that does not exist" "$tmp/none.out" "no gate output at"
