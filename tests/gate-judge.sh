@@ -52,7 +52,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..39"
+echo "1..42"
 expect "good braked run" 1000 "" "" ""
 expect "vanilla told to expect nothing" 0 \
 	's/"brake_event": true/"brake_event": false/; s/"min_us": 10[0-9]*\.0/"min_us": 20000.0/g; s/"p99_us": 10[0-9]*\.0/"p99_us": 40000.0/g; s/"ops_per_s": 0.857/"ops_per_s": 40.0/' \
@@ -147,6 +147,9 @@ bad_rec "without hplat's JSON" "$tmp/nojson.out" "no hplat and hpload JSON"
 grep -v '^# gate:' "$rec" > "$tmp/nobounds.out"
 cp "$tmp/gate-rec.console" "$tmp/nobounds.console"
 bad_rec "without its bounds line" "$tmp/nobounds.out" "no '# gate:' line"
+sed 's/^ok 5 /not ok 5 /' "$rec" > "$tmp/disagree.out"
+cp "$tmp/gate-rec.console" "$tmp/disagree.console"
+bad_rec "whose guest judged check 5 otherwise" "$tmp/disagree.out" "does not agree with the guest's"
 grep -v '^# vm: guest exited' "$rec" > "$tmp/died.out"
 cp "$tmp/gate-rec.console" "$tmp/died.console"
 bad_rec "whose guest did not exit" "$tmp/died.out" "not a gate run that ended"
@@ -156,4 +159,16 @@ bad_rec "with six results" "$tmp/short.out" "not a gate run that ended"
 cp "$rec" "$tmp/nocons.out"
 bad_rec "without a console" "$tmp/nocons.out" "no console beside"
 bad_rec "that does not exist" "$tmp/none.out" "no gate output at"
+# tests/gate-must-fail.sh: passes on the good recording told 250 ms; fails
+# on a recording whose own run failed a check (nothing to judge again)
+if "$root/tests/gate-must-fail.sh" "$rec" 250 'p99|brakes (cpuhp_brake) outside' > "$tmp/mf.out" 2>&1; then
+	result ok "gate-must-fail.sh: the good recording told 250 ms fails p99 and the brakes"
+else
+	result fail "gate-must-fail.sh on the good recording told 250 ms: $(grep '^not ok' "$tmp/mf.out" | head -n 2 | tr '\n' ' ')"
+fi
+if "$root/tests/gate-must-fail.sh" "$tmp/disagree.out" 250 'p99' > "$tmp/mf.out" 2>&1; then
+	result fail "gate-must-fail.sh passed on a recording whose own run failed check 5"
+else
+	result ok "gate-must-fail.sh fails on a recording whose own run failed: $(grep '^not ok' "$tmp/mf.out" | head -n 1 | cut -c1-90)"
+fi
 [ "$ktap_failed" = 0 ]
