@@ -52,7 +52,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..42"
+echo "1..45"
 expect "good braked run" 1000 "" "" ""
 expect "vanilla told to expect nothing" 0 \
 	's/"brake_event": true/"brake_event": false/; s/"min_us": 10[0-9]*\.0/"min_us": 20000.0/g; s/"p99_us": 10[0-9]*\.0/"p99_us": 40000.0/g; s/"ops_per_s": 0.857/"ops_per_s": 40.0/' \
@@ -150,6 +150,10 @@ bad_rec "without its bounds line" "$tmp/nobounds.out" "no '# gate:' line"
 sed 's/^ok 5 /not ok 5 /' "$rec" > "$tmp/disagree.out"
 cp "$tmp/gate-rec.console" "$tmp/disagree.console"
 bad_rec "whose guest judged check 5 otherwise" "$tmp/disagree.out" "does not agree with the guest's"
+# a check the guest skipped is not one the host passed
+sed 's/^ok 1 check 1/ok 1 check 1 # SKIP no brake expected/' "$rec" > "$tmp/skipped.out"
+cp "$tmp/gate-rec.console" "$tmp/skipped.console"
+bad_rec "whose guest skipped check 1" "$tmp/skipped.out" "does not agree with the guest's"
 grep -v '^# vm: guest exited' "$rec" > "$tmp/died.out"
 cp "$tmp/gate-rec.console" "$tmp/died.console"
 bad_rec "whose guest did not exit" "$tmp/died.out" "not a gate run that ended"
@@ -160,15 +164,27 @@ cp "$rec" "$tmp/nocons.out"
 bad_rec "without a console" "$tmp/nocons.out" "no console beside"
 bad_rec "that does not exist" "$tmp/none.out" "no gate output at"
 # tests/gate-must-fail.sh: passes on the good recording told 250 ms; fails
-# on a recording whose own run failed a check (nothing to judge again)
-if "$root/tests/gate-must-fail.sh" "$rec" 250 'p99|brakes (cpuhp_brake) outside' > "$tmp/mf.out" 2>&1; then
+# on recordings whose own run did not pass, though vm/gate would judge
+# them again (its host judge agrees with the guest's): one whose check 5
+# failed (1.5 ops/s at 1000 ms; told 250 ms, p99 and the brakes fail as
+# they do for the good one), one whose guest exited 1
+if "$root/tests/gate-must-fail.sh" "$rec" 250 'p99 offline|brakes (cpuhp_brake) outside' > "$tmp/mf.out" 2>&1; then
 	result ok "gate-must-fail.sh: the good recording told 250 ms fails p99 and the brakes"
 else
 	result fail "gate-must-fail.sh on the good recording told 250 ms: $(grep '^not ok' "$tmp/mf.out" | head -n 2 | tr '\n' ' ')"
 fi
-if "$root/tests/gate-must-fail.sh" "$tmp/disagree.out" 250 'p99' > "$tmp/mf.out" 2>&1; then
-	result fail "gate-must-fail.sh passed on a recording whose own run failed check 5"
-else
-	result ok "gate-must-fail.sh fails on a recording whose own run failed: $(grep '^not ok' "$tmp/mf.out" | head -n 1 | cut -c1-90)"
-fi
+sed 's/"ops_per_s": 0.857/"ops_per_s": 1.5/; s/^ok 5 /not ok 5 /' "$rec" > "$tmp/failed5.out"
+cp "$tmp/gate-rec.console" "$tmp/failed5.console"
+sed 's/^# vm: guest exited 0 /# vm: guest exited 1 /' "$rec" > "$tmp/exit1.out"
+cp "$tmp/gate-rec.console" "$tmp/exit1.console"
+again 250 "2 3" "$tmp/failed5.out"
+for f in failed5 exit1; do
+	if "$root/tests/gate-must-fail.sh" "$tmp/$f.out" 250 'p99 offline|brakes (cpuhp_brake) outside' > "$tmp/mf.out" 2>&1; then
+		result fail "gate-must-fail.sh passed on the recording $f, whose own run did not pass"
+	elif grep -q "^not ok 1 the recorded gate run $f did not pass its seven checks" "$tmp/mf.out"; then
+		result ok "gate-must-fail.sh refuses the recording $f: $(grep '^not ok' "$tmp/mf.out" | head -n 1 | cut -c1-90)"
+	else
+		result fail "gate-must-fail.sh failed on $f, but not for its run: $(grep '^not ok' "$tmp/mf.out" | head -n 1 | cut -c1-90)"
+	fi
+done
 [ "$ktap_failed" = 0 ]

@@ -22,7 +22,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..10"
+echo "1..13"
 expect "vm/run -t 0" 1 "wants a positive number of seconds" "$root/vm/run" -t 0 brake
 expect "vm/run -t abc" 1 "wants a positive number of seconds" "$root/vm/run" -t abc brake
 expect "vm/run -c 0" 1 "wants a positive number of CPUs" "$root/vm/run" -c 0 brake
@@ -33,4 +33,15 @@ expect "vm/run bad ACCEL" 1 "ACCEL must be auto, kvm or tcg" env ACCEL=xen "$roo
 expect "vm/build-kernel unknown variant" 1 "unknown variant 'fast'" "$root/vm/build-kernel" 6.1 fast
 expect "vm/build-kernel unknown tree" 1 "not found" "$root/vm/build-kernel" 9.9
 expect "tests/fuzz/run 0 s" 1 "SECONDS must be a positive number" "$root/tests/fuzz/run" 0 cpulist
+# tests/run's plan: a case it would not run, or a must-fail case that
+# would not read its own gate's output, stops the runner before it starts
+lanes() {
+	printf '%b' "$1" | "$root/tests/run" --lanes
+}
+expect "tests/run, a case of phase C" 1 'phase "C", not A or B' \
+	lanes 'A|10|g|gate|braked||1000\nC|10|h|host|||true\n'
+expect "tests/run, a gate-fail case after another gate" 1 "gate-fail of g1 not in the group of that gate" \
+	lanes 'A|10|g1|gate|braked||1000\nA|10|g2|gate|braked||250\nA|+1|f|gate-fail|||g1 250 p99 offline\n'
+expect "tests/run, a gate-fail case on a lane of its own" 1 "gate-fail of g1 not in the group of that gate" \
+	lanes 'A|10|g1|gate|braked||1000\nA|1|f|gate-fail|||g1 250 p99 offline\n'
 [ "$ktap_failed" = 0 ]
