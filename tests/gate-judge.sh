@@ -52,7 +52,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..45"
+echo "1..48"
 expect "good braked run" 1000 "" "" ""
 expect "vanilla told to expect nothing" 0 \
 	's/"brake_event": true/"brake_event": false/; s/"min_us": 10[0-9]*\.0/"min_us": 20000.0/g; s/"p99_us": 10[0-9]*\.0/"p99_us": 40000.0/g; s/"ops_per_s": 0.857/"ops_per_s": 40.0/' \
@@ -178,6 +178,41 @@ cp "$tmp/gate-rec.console" "$tmp/failed5.console"
 sed 's/^# vm: guest exited 0 /# vm: guest exited 1 /' "$rec" > "$tmp/exit1.out"
 cp "$tmp/gate-rec.console" "$tmp/exit1.console"
 again 250 "2 3" "$tmp/failed5.out"
+# a vanilla run's recording, as the guest prints it at 0 ms (checks 1, 3
+# and 5 skipped): the host agrees, SKIPs and all, and the vanilla
+# must-fail patterns of make check find their failures at 1000 ms
+van_sed='s/"brake_event": true/"brake_event": false/; s/"min_us": 10[0-9]*\.0/"min_us": 20000.0/g; s/"p99_us": 10[0-9]*\.0/"p99_us": 40000.0/g; s/"ops_per_s": 0.857/"ops_per_s": 40.0/'
+vrec=$tmp/gate-van.out
+{
+	echo "KTAP version 1"
+	echo "1..7"
+	echo "# gate: 6.1.0-test, 4 CPUs, expect brake 0 ms, hpload -t 3 -d 10, p99 bounds 103/101 ms"
+	echo "# hplat: $(printf '%s\n' "$good_hplat" | sed "$van_sed")"
+	echo "# hpload: $good_hpload"
+	echo "ok 1 every latency >= brake # SKIP no brake expected"
+	echo "ok 2 p99 offline 40.0 ms <= 103 ms, online 40.0 ms <= 101 ms"
+	echo "ok 3 brake precision # SKIP no brake expected, and no cpuhp_brake event"
+	echo "ok 4 max_in_flight is 1"
+	echo "ok 5 ops/s 40.0 <= 1000 / brake # SKIP no brake expected"
+	echo "ok 6 hpload's successful ops equal hplat's (offline online)"
+	echo "ok 7 no failed op"
+	echo "# vm: guest exited 0 after 18.0 s"
+} | sed 's/$/\r/' > "$vrec"
+cp "$tmp/gate-rec.console" "$tmp/gate-van.console"
+again 0 "" "$vrec"
+if "$root/tests/gate-must-fail.sh" "$vrec" 1000 'every latency >= brake: min|brake precision: the kernel has no|kernel-side ops/s [0-9]' > "$tmp/mf.out" 2>&1; then
+	result ok "gate-must-fail.sh: the vanilla recording told 1000 ms fails checks 1, 3 and 5 by their failure lines"
+else
+	result fail "gate-must-fail.sh on the vanilla recording told 1000 ms: $(grep '^not ok' "$tmp/mf.out" | head -n 2 | tr '\n' ' ')"
+fi
+# an empty pattern would match any failure line
+if "$root/tests/gate-must-fail.sh" "$rec" 250 'p99 offline|' > "$tmp/mf.out" 2>&1; then
+	result fail "gate-must-fail.sh passed with an empty CHECK pattern"
+elif grep -q '^not ok [0-9]* an empty CHECK pattern' "$tmp/mf.out"; then
+	result ok "gate-must-fail.sh refuses an empty CHECK pattern"
+else
+	result fail "gate-must-fail.sh failed with an empty CHECK pattern, but not for it: $(grep '^not ok' "$tmp/mf.out" | head -n 1)"
+fi
 for f in failed5 exit1; do
 	if "$root/tests/gate-must-fail.sh" "$tmp/$f.out" 250 'p99 offline|brakes (cpuhp_brake) outside' > "$tmp/mf.out" 2>&1; then
 		result fail "gate-must-fail.sh passed on the recording $f, whose own run did not pass"

@@ -10,7 +10,8 @@
 # usage: tests/gate-must-fail.sh GATE_OUT EXPECT_BRAKE_MS 'CHECK|CHECK...'
 #   CHECK: how that check's failure line starts (a basic regular
 #   expression), e.g. "every latency >= brake: min": the failure itself,
-#   which a missing figure's line ("a minimum is missing") does not match
+#   which a missing figure's line ("a minimum is missing") does not match;
+#   no "|" in it (it separates them), blanks at either end are dropped
 set -u
 . "$(dirname "$0")/lib/ktap.sh"
 usage="usage: tests/gate-must-fail.sh GATE_OUT EXPECT_MS CHECKS"
@@ -52,7 +53,10 @@ else
 	result fail "gate exited $rc on $run's figures expecting $expect ms, expected 1 and its eight checks"
 fi
 echo "$checks" | tr '|' '\n' | while read -r c; do
-	if grep -q "^not ok [0-9]* $c" "$out"; then
+	if [ -z "$c" ]; then
+		# "^not ok [0-9]* " alone matches any failure
+		result fail "an empty CHECK pattern (CHECKS '$checks')"
+	elif grep -q "^not ok [0-9]* $c" "$out"; then
 		result ok "the check '$c' failed: $(grep "^not ok [0-9]* $c" "$out" | head -n 1 | cut -c1-100)"
 	else
 		result fail "the check '$c' did not fail"

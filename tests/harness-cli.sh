@@ -22,7 +22,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..13"
+echo "1..15"
 expect "vm/run -t 0" 1 "wants a positive number of seconds" "$root/vm/run" -t 0 brake
 expect "vm/run -t abc" 1 "wants a positive number of seconds" "$root/vm/run" -t abc brake
 expect "vm/run -c 0" 1 "wants a positive number of CPUs" "$root/vm/run" -c 0 brake
@@ -44,4 +44,8 @@ expect "tests/run, a gate-fail case after another gate" 1 "gate-fail of g1 not i
 	lanes 'A|10|g1|gate|braked||1000\nA|10|g2|gate|braked||250\nA|+1|f|gate-fail|||g1 250 p99 offline\n'
 expect "tests/run, a gate-fail case on a lane of its own" 1 "gate-fail of g1 not in the group of that gate" \
 	lanes 'A|10|g1|gate|braked||1000\nA|1|f|gate-fail|||g1 250 p99 offline\n'
+expect "tests/run, a gate-fail case after a suite" 1 "gate-fail of s not in the group of that gate" \
+	lanes 'A|10|s|suite|braked||braked\nA|+1|f|gate-fail|||s 250 p99 offline\n'
+expect "tests/run, a case of an unknown kind" 1 'unknown kind "gaet"' \
+	lanes 'A|10|g|gaet|braked||1000\n'
 [ "$ktap_failed" = 0 ]
