@@ -1,7 +1,7 @@
 #!/bin/bash
 # The host-side scripts refuse bad input with a clear error and change
 # nothing: vm/run's options, vm/build-kernel's variant, tests/fuzz/run's
-# time. KTAP output.
+# time, tests/run's plan of cases (--lanes). KTAP output.
 set -u
 . "$(dirname "$0")/lib/ktap.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
