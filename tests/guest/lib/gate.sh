@@ -5,6 +5,15 @@
 
 GATE_CHECKS=7
 
+# The failure lines that make check's must-fail cases look for
+# (tests/gate-must-fail.sh CHECKS: how each line starts after "not ok N ",
+# basic regular expressions, "|" between them): the failures themselves,
+# never the line of a missing figure. A kernel without the brake told to
+# expect one fails checks 1, 3 and 5; a braked kernel told to expect a
+# shorter brake, 2 and 3.
+GATE_FAILS_UNBRAKED='every latency >= brake: min|brake precision: the kernel has no|kernel-side ops/s [0-9]'
+GATE_FAILS_SHORT='p99 offline|brakes (cpuhp_brake) outside'
+
 # gate_num VALUE: VALUE if it is a number, else nothing
 gate_num() {
 	case "$1" in
