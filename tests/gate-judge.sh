@@ -57,7 +57,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..48"
+echo "1..50"
 expect "good braked run" 1000 "" "" ""
 expect "vanilla told to expect nothing" 0 "$van_sed" "" ""
 expect "an op under the brake" 1000 's/"min_us": 1045000.0/"min_us": 999000.0/' "" "1"
@@ -170,7 +170,9 @@ bad_rec "that does not exist" "$tmp/none.out" "no gate output at"
 # on recordings whose own run did not pass, though vm/gate would judge
 # them again (its host judge agrees with the guest's): one whose check 5
 # failed (1.5 ops/s at 1000 ms; told 250 ms, p99 and the brakes fail as
-# they do for the good one), one whose guest exited 1
+# they do for the good one), one whose guest exited 1; and two that
+# each break one rule alone: ok 1..7 once each but a "not ok" beside
+# them, ok 5 said twice
 if "$root/tests/gate-must-fail.sh" "$rec" 250 "$GATE_FAILS_SHORT" > "$tmp/mf.out" 2>&1; then
 	result ok "gate-must-fail.sh: the good recording told 250 ms fails p99 and the brakes"
 else
@@ -180,6 +182,10 @@ sed 's/"ops_per_s": 0.857/"ops_per_s": 1.5/; s/^ok 5 /not ok 5 /' "$rec" > "$tmp
 cp "$tmp/gate-rec.console" "$tmp/failed5.console"
 sed 's/^# vm: guest exited 0 /# vm: guest exited 1 /' "$rec" > "$tmp/exit1.out"
 cp "$tmp/gate-rec.console" "$tmp/exit1.console"
+sed 's/^\(ok 7 .*\)\r$/\1\r\nnot ok 8 an eighth result\r/' "$rec" > "$tmp/notok.out"
+cp "$tmp/gate-rec.console" "$tmp/notok.console"
+sed 's/^\(ok 5 .*\)\r$/\1\r\n\1\r/' "$rec" > "$tmp/twice5.out"
+cp "$tmp/gate-rec.console" "$tmp/twice5.console"
 again 250 "2 3" "$tmp/failed5.out"
 # a vanilla run's recording, as the guest prints it at 0 ms (checks 1, 3
 # and 5 skipped): the host agrees, SKIPs and all, and the vanilla
@@ -215,7 +221,7 @@ elif grep -q '^not ok [0-9]* an empty CHECK pattern' "$tmp/mf.out"; then
 else
 	result fail "gate-must-fail.sh failed with an empty CHECK pattern, but not for it: $(grep '^not ok' "$tmp/mf.out" | head -n 1)"
 fi
-for f in failed5 exit1; do
+for f in failed5 exit1 notok twice5; do
 	if "$root/tests/gate-must-fail.sh" "$tmp/$f.out" 250 "$GATE_FAILS_SHORT" > "$tmp/mf.out" 2>&1; then
 		result fail "gate-must-fail.sh passed on the recording $f, whose own run did not pass"
 	elif grep -q "^not ok 1 the recorded gate run $f did not pass its seven checks" "$tmp/mf.out"; then
