@@ -57,7 +57,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..50"
+echo "1..51"
 expect "good braked run" 1000 "" "" ""
 expect "vanilla told to expect nothing" 0 "$van_sed" "" ""
 expect "an op under the brake" 1000 's/"min_us": 1045000.0/"min_us": 999000.0/' "" "1"
@@ -171,8 +171,9 @@ bad_rec "that does not exist" "$tmp/none.out" "no gate output at"
 # them again (its host judge agrees with the guest's): one whose check 5
 # failed (1.5 ops/s at 1000 ms; told 250 ms, p99 and the brakes fail as
 # they do for the good one), one whose guest exited 1; and two that
-# each break one rule alone: ok 1..7 once each but a "not ok" beside
-# them, ok 5 said twice
+# each break one rule of its passed() alone: ok 1..7 once each but a
+# "not ok" beside them (vm/gate would judge it again), ok 5 said twice
+# (vm/gate refuses that one too: eight results)
 if "$root/tests/gate-must-fail.sh" "$rec" 250 "$GATE_FAILS_SHORT" > "$tmp/mf.out" 2>&1; then
 	result ok "gate-must-fail.sh: the good recording told 250 ms fails p99 and the brakes"
 else
@@ -186,6 +187,7 @@ sed 's/^\(ok 7 .*\)\r$/\1\r\nnot ok 8 an eighth result\r/' "$rec" > "$tmp/notok.
 cp "$tmp/gate-rec.console" "$tmp/notok.console"
 sed 's/^\(ok 5 .*\)\r$/\1\r\n\1\r/' "$rec" > "$tmp/twice5.out"
 cp "$tmp/gate-rec.console" "$tmp/twice5.console"
+bad_rec "with ok 5 said twice" "$tmp/twice5.out" "not a gate run that ended"
 again 250 "2 3" "$tmp/failed5.out"
 # a vanilla run's recording, as the guest prints it at 0 ms (checks 1, 3
 # and 5 skipped): the host agrees, SKIPs and all, and the vanilla

@@ -2,6 +2,8 @@
 # ktap.sh; busybox sh in the guest, bash or dash on the host, where
 # tests/gate-judge.sh feeds it figures changed on purpose). A figure that
 # is missing fails its check: nothing is compared as an empty string.
+# tests/run and tests/gate-judge.sh source it too, on the host, for
+# GATE_FAILS_*: keep its top level to assignments and functions.
 
 GATE_CHECKS=7
 
