@@ -16,7 +16,8 @@ good_hpload='{"threads": 3, "cpus": 3, "pattern": "seq", "pin": false, "duration
 # The same run's figures as a vanilla kernel gives them: no cpuhp_brake
 # event, 20 ms ops, p99 40 ms, 40 ops/s.
 van_sed='s/"brake_event": true/"brake_event": false/; s/"min_us": 10[0-9]*\.0/"min_us": 20000.0/g; s/"p99_us": 10[0-9]*\.0/"p99_us": 40000.0/g; s/"ops_per_s": 0.857/"ops_per_s": 40.0/'
-# the must-fail patterns of make check (GATE_FAILS_UNBRAKED, _SHORT)
+# the guest's judge (gate_judge) and make check's must-fail patterns
+# (GATE_FAILS_UNBRAKED, _SHORT)
 . "$root/tests/guest/lib/gate.sh"
 
 # judge NAME EXPECT HI_OFF HI_ON HPLAT_SED HPLOAD_SED: the judge's seven
@@ -28,9 +29,8 @@ judge() {
 	# the windows are the callers' (here a kernel whose unbraked p99 is
 	# 60 and 58 ms: + 20 ms over the brake)
 	(
-		# the guest's helpers, on the host
+		# the guest's ok/not_ok, on the host (gate.sh is sourced above)
 		. "$root/tests/guest/lib/ktap.sh"
-		. "$root/tests/guest/lib/gate.sh"
 		gate_judge "$2" "$tmp/$name.hplat" "$tmp/$name.hpload" "$3" "$4"
 	) > "$tmp/$name.out" 2>&1
 }
@@ -103,6 +103,14 @@ rec=$tmp/gate-rec.out
 	echo "# vm: guest exited 0 after 20.1 s"
 } | sed 's/$/\r/' > "$rec"   # CR LF, as the guest's serial line ends them
 echo "[    1.000000] a quiet boot" > "$tmp/gate-rec.console"
+# variant NAME CMD...: $tmp/NAME.out, the recording through CMD, with the
+# recording's console beside it
+variant() {
+	local name=$1
+	shift
+	"$@" < "$rec" > "$tmp/$name.out"
+	cp "$tmp/gate-rec.console" "$tmp/$name.console"
+}
 # again EXPECT FAILING [FILE]: vm/gate on the recording exits 0 with
 # eight ok lines (FAILING ""), or 1 with exactly FAILING failed
 again() {
@@ -144,24 +152,18 @@ bad_rec() {
 		result fail "GATE_FROM $desc: exit $rc, stdout $(wc -c < "$tmp/bad.out") bytes, stderr '$(head -c 200 "$tmp/bad.err")'"
 	fi
 }
-grep -v '^# hplat:' "$rec" > "$tmp/nojson.out"
-cp "$tmp/gate-rec.console" "$tmp/nojson.console"
+variant nojson grep -v '^# hplat:'
 bad_rec "without hplat's JSON" "$tmp/nojson.out" "no hplat and hpload JSON"
-grep -v '^# gate:' "$rec" > "$tmp/nobounds.out"
-cp "$tmp/gate-rec.console" "$tmp/nobounds.console"
+variant nobounds grep -v '^# gate:'
 bad_rec "without its bounds line" "$tmp/nobounds.out" "no '# gate:' line"
-sed 's/^ok 5 /not ok 5 /' "$rec" > "$tmp/disagree.out"
-cp "$tmp/gate-rec.console" "$tmp/disagree.console"
+variant disagree sed 's/^ok 5 /not ok 5 /'
 bad_rec "whose guest judged check 5 otherwise" "$tmp/disagree.out" "does not agree with the guest's"
 # a check the guest skipped is not one the host passed
-sed 's/^ok 1 check 1/ok 1 check 1 # SKIP no brake expected/' "$rec" > "$tmp/skipped.out"
-cp "$tmp/gate-rec.console" "$tmp/skipped.console"
+variant skipped sed 's/^ok 1 check 1/ok 1 check 1 # SKIP no brake expected/'
 bad_rec "whose guest skipped check 1" "$tmp/skipped.out" "does not agree with the guest's"
-grep -v '^# vm: guest exited' "$rec" > "$tmp/died.out"
-cp "$tmp/gate-rec.console" "$tmp/died.console"
+variant died grep -v '^# vm: guest exited'
 bad_rec "whose guest did not exit" "$tmp/died.out" "not a gate run that ended"
-grep -v '^ok 7' "$rec" > "$tmp/short.out"
-cp "$tmp/gate-rec.console" "$tmp/short.console"
+variant short grep -v '^ok 7'
 bad_rec "with six results" "$tmp/short.out" "not a gate run that ended"
 cp "$rec" "$tmp/nocons.out"
 bad_rec "without a console" "$tmp/nocons.out" "no console beside"
@@ -179,14 +181,10 @@ if "$root/tests/gate-must-fail.sh" "$rec" 250 "$GATE_FAILS_SHORT" > "$tmp/mf.out
 else
 	result fail "gate-must-fail.sh on the good recording told 250 ms: $(grep '^not ok' "$tmp/mf.out" | head -n 2 | tr '\n' ' ')"
 fi
-sed 's/"ops_per_s": 0.857/"ops_per_s": 1.5/; s/^ok 5 /not ok 5 /' "$rec" > "$tmp/failed5.out"
-cp "$tmp/gate-rec.console" "$tmp/failed5.console"
-sed 's/^# vm: guest exited 0 /# vm: guest exited 1 /' "$rec" > "$tmp/exit1.out"
-cp "$tmp/gate-rec.console" "$tmp/exit1.console"
-sed 's/^\(ok 7 .*\)\r$/\1\r\nnot ok 8 an eighth result\r/' "$rec" > "$tmp/notok.out"
-cp "$tmp/gate-rec.console" "$tmp/notok.console"
-sed 's/^\(ok 5 .*\)\r$/\1\r\n\1\r/' "$rec" > "$tmp/twice5.out"
-cp "$tmp/gate-rec.console" "$tmp/twice5.console"
+variant failed5 sed 's/"ops_per_s": 0.857/"ops_per_s": 1.5/; s/^ok 5 /not ok 5 /'
+variant exit1 sed 's/^# vm: guest exited 0 /# vm: guest exited 1 /'
+variant notok sed 's/^\(ok 7 .*\)\r$/\1\r\nnot ok 8 an eighth result\r/'
+variant twice5 sed 's/^\(ok 5 .*\)\r$/\1\r\n\1\r/'
 bad_rec "with ok 5 said twice" "$tmp/twice5.out" "not a gate run that ended"
 again 250 "2 3" "$tmp/failed5.out"
 # a vanilla run's recording, as the guest prints it at 0 ms (checks 1, 3
