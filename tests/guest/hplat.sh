@@ -299,6 +299,9 @@ if [ -n "$steps_again" ]; then
 		[ "$OP_RET" = 0 ] || bad2=$((bad2 + 1))
 	done
 	hplat_stop
+	# hplat_start set $out to the second run's file: the checks below
+	# (cpu:bringup) judge the first run, whose ops want_on counts
+	out=/tmp/hplat.json
 	trace_off
 	for op in $steps_again; do
 		eval "cmp_$op=\$(steps_cmp /tmp/steps2.json $op)"
