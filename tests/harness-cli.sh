@@ -22,7 +22,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..18"
+echo "1..15"
 expect "vm/run -t 0" 1 "wants a positive number of seconds" "$root/vm/run" -t 0 brake
 expect "vm/run -t abc" 1 "wants a positive number of seconds" "$root/vm/run" -t abc brake
 expect "vm/run -c 0" 1 "wants a positive number of CPUs" "$root/vm/run" -c 0 brake
@@ -38,7 +38,7 @@ expect "tests/fuzz/run 0 s" 1 "SECONDS must be a positive number" "$root/tests/f
 lanes() {
 	printf '%b' "$1" | "$root/tests/run" --lanes
 }
-expect "tests/run, a case of phase C" 1 'phase "C", not A, B or H' \
+expect "tests/run, a case of phase C" 1 'phase "C", not A or B' \
 	lanes 'A|10|g|gate|braked||1000\nC|10|h|host|||true\n'
 expect "tests/run, a gate-fail case after another gate" 1 "gate-fail of g1 not in the group of that gate" \
 	lanes 'A|10|g1|gate|braked||1000\nA|10|g2|gate|braked||250\nA|+1|f|gate-fail|||g1 250 p99 offline\n'
@@ -48,17 +48,4 @@ expect "tests/run, a gate-fail case after a suite" 1 "gate-fail of s not in the 
 	lanes 'A|10|s|suite|braked||braked\nA|+1|f|gate-fail|||s 250 p99 offline\n'
 expect "tests/run, a case of an unknown kind" 1 'unknown kind "gaet"' \
 	lanes 'A|10|g|gaet|braked||1000\n'
-expect "tests/run, a guest case in phase H" 1 "phase H takes host cases only" \
-	lanes 'A|10|a|gate|braked||1000\nH|5|h|tool|||true\n'
-expect "tests/run, LANES_H=3" 1 "LANES_H: 0 to 2 lanes, not '3'" \
-	env LANES_H=3 "$root/tests/run" --lanes
-# phase H runs beside phase A; with no lane for it (LANES_H=0), in phase B
-plan='A|10|a|gate|braked||1000\nH|5|h|host|||true\nB|10|b|host|||true\n'
-got=$(LANES_H=1 lanes "$plan" | cut -d'|' -f1,3 | tr '\n' ' ')
-got0=$(LANES_H=0 lanes "$plan" | cut -d'|' -f1,3 | tr '\n' ' ')
-if [ "$got/$got0" = "A|a H|h B|b /A|a B|b B|h " ]; then
-	result ok "tests/run: a phase H case goes to phase H, or to phase B with LANES_H=0"
-else
-	result fail "tests/run: phase H: '$got', with LANES_H=0: '$got0'"
-fi
 [ "$ktap_failed" = 0 ]
