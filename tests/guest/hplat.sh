@@ -288,6 +288,7 @@ for op in offline online; do
 done
 if [ -n "$steps_again" ]; then
 	remeasure "-S:$steps_again, under the oracle by more than the noise bound"
+	first_out=$out
 	oracle_on
 	hplat_start /tmp/steps2.json -j -S
 	oracle_exit_on
@@ -301,7 +302,7 @@ if [ -n "$steps_again" ]; then
 	hplat_stop
 	# hplat_start set $out to the second run's file: the checks below
 	# (cpu:bringup) judge the first run, whose ops want_on counts
-	out=/tmp/hplat.json
+	out=$first_out
 	trace_off
 	for op in $steps_again; do
 		eval "cmp_$op=\$(steps_cmp /tmp/steps2.json $op)"
