@@ -64,18 +64,21 @@ gate_judge() {
 	fi
 
 	# 3. the brake itself, from the kernel's cpuhp_brake event: never
-	# short, mean overshoot <= 2 ms, none over 20 ms. The gate runs
-	# under load (writers spinning on the hotplug lock, hplat): there a
-	# late wakeup of the vCPU has been measured at 8.8 ms (CI run,
-	# 2026-12-03; 0.4-2.9 ms in local runs), so the bound on the longest
-	# brake is the 20 ms noise allowance the op bound (check 2) uses too.
-	# The [brake, brake + 5 ms] goal is precision.sh's, on a quiet lane,
-	# where one late op may be measured again. hplat's p50 is a histogram
-	# bucket's (1 ms wide at 1 s), its mean exact: the mean overshoot was
-	# 0.1-0.7 ms in the gate runs of make check, and one 8.8 ms wakeup
-	# among 7 brakes would make it 1.6 ms; a brake that sleeps in jiffies
-	# (overshoot up to a 32 ms wheel granule, 16 ms on average) or with
-	# a few ms of slack fails it.
+	# short, none over 20 ms, and the brakes but the longest 2 ms over at
+	# most on average. The gate runs under load (writers spinning on the
+	# hotplug lock, hplat): there a late wakeup of the vCPU has been
+	# measured at 8.8 ms (CI run, 2026-12-03; 0.4-2.9 ms in local runs)
+	# and at 11.7 ms (arm64, make check of 2026-12-05: one of 6 online
+	# brakes, the other five 0.5 ms over on average), so the bound on the
+	# longest brake is the 20 ms noise allowance the op bound (check 2)
+	# uses too, and that one brake, late only upwards, is left out of the
+	# mean: (mean * n - max) / (n - 1), exact from hplat's exact mean and
+	# max. The [brake, brake + 5 ms] goal is precision.sh's, on a quiet
+	# lane, where one late op may be measured again. The mean overshoot of
+	# all brakes was 0.1-0.7 ms in the gate runs of make check; a brake
+	# that sleeps in jiffies (overshoot up to a 32 ms wheel granule, 16 ms
+	# on average) or with a few ms of slack fails it, and so do two late
+	# wakeups in one run.
 	if grep -q '"brake_event": true' "$hj"; then
 		bok=1 bmiss="" bfig=""
 		for op in offline online; do
@@ -92,17 +95,18 @@ gate_judge() {
 				[ "$n" = 0 ] || bok=0
 			elif [ -z "$lo" ] || [ -z "$med" ] || [ -z "$hi" ]; then
 				bok=0 bmiss=1
-			elif ! awk -v a="$lo" -v m="$med" -v b="$hi" -v e="$expect" 'BEGIN {
-				exit !(a >= e * 1000 && m <= e * 1000 + 2000 && b <= e * 1000 + 20000) }'; then
+			elif ! awk -v n="$n" -v a="$lo" -v m="$med" -v b="$hi" -v e="$expect" 'BEGIN {
+				t = n >= 2 ? (m * n - b) / (n - 1) : m
+				exit !(a >= e * 1000 && t <= e * 1000 + 2000 && b <= e * 1000 + 20000) }'; then
 				bok=0
 			fi
 		done
 		if [ "$bok" = 1 ]; then
-			ok "every brake in [$expect, $expect + 20] ms, mean <= $expect + 2 ms (cpuhp_brake):$bfig"
+			ok "every brake in [$expect, $expect + 20] ms, mean of all but the longest <= $expect + 2 ms (cpuhp_brake):$bfig"
 		elif [ -n "$bmiss" ]; then
 			not_ok "brakes (cpuhp_brake): a figure is missing:$bfig"
 		else
-			not_ok "brakes (cpuhp_brake) outside [$expect, $expect + 20] ms or mean over $expect + 2 ms:$bfig"
+			not_ok "brakes (cpuhp_brake) outside [$expect, $expect + 20] ms or mean of all but the longest over $expect + 2 ms:$bfig"
 		fi
 	elif [ "$expect" = 0 ]; then
 		ok "brake precision # SKIP no brake expected, and no cpuhp_brake event"
