@@ -57,7 +57,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..52"
+echo "1..54"
 expect "good braked run" 1000 "" "" ""
 expect "vanilla told to expect nothing" 0 "$van_sed" "" ""
 expect "an op under the brake" 1000 's/"min_us": 1045000.0/"min_us": 999000.0/' "" "1"
@@ -71,6 +71,9 @@ expect "online brakes but the longest 2.1 ms over on average" 1000 's/"brake_min
 expect "offline brakes but the longest 2.1 ms over on average" 1000 's/"brake_min_us": 1000200.0, "brake_mean_us": 1000400.0, "brake_p50_us": 1000300.0, "brake_max_us": 1001100.0/"brake_min_us": 1002100.0, "brake_mean_us": 1002300.0, "brake_p50_us": 1002100.0, "brake_max_us": 1002700.0/' "" "3"
 expect "one brake 19 ms late, the other two 0.2 and 0.4 ms: passes" 1000 's/"brake_max_us": 1001100.0/"brake_max_us": 1019000.0/; s/"brake_mean_us": 1000400.0/"brake_mean_us": 1006533.3/' "" ""
 expect "two brakes of three 10 ms late" 1000 's/"brake_min_us": 1000300.0, "brake_mean_us": 1000500.0, "brake_p50_us": 1000400.0, "brake_max_us": 1000900.0/"brake_min_us": 1000300.0, "brake_mean_us": 1006766.7, "brake_p50_us": 1010000.0, "brake_max_us": 1010000.0/' "" "3"
+# with 2 brakes, nothing is left out: one 3 ms late, one 0.5 ms, mean 1.75 passes; one 5 ms late fails
+expect "two brakes, one 3 ms late: the mean of both, 1.75 ms" 1000 's/"brake_count": 3, "brake_min_us": 1000300.0, "brake_mean_us": 1000500.0, "brake_p50_us": 1000400.0, "brake_max_us": 1000900.0/"brake_count": 2, "brake_min_us": 1000500.0, "brake_mean_us": 1001750.0, "brake_p50_us": 1000500.0, "brake_max_us": 1003000.0/' "" ""
+expect "two brakes, one 5 ms late: the mean of both, 2.75 ms" 1000 's/"brake_count": 3, "brake_min_us": 1000300.0, "brake_mean_us": 1000500.0, "brake_p50_us": 1000400.0, "brake_max_us": 1000900.0/"brake_count": 2, "brake_min_us": 1000500.0, "brake_mean_us": 1002750.0, "brake_p50_us": 1000500.0, "brake_max_us": 1005000.0/' "" "3"
 expect "a brake 1 ms short" 1000 's/"brake_min_us": 1000200.0/"brake_min_us": 999000.0/' "" "3"
 expect "a braked kernel without the cpuhp_brake event" 1000 's/"brake_event": true/"brake_event": false/' "" "3"
 expect "brakes recorded where none is expected" 0 \
