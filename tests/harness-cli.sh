@@ -22,7 +22,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..15"
+echo "1..16"
 expect "vm/run -t 0" 1 "wants a positive number of seconds" "$root/vm/run" -t 0 brake
 expect "vm/run -t abc" 1 "wants a positive number of seconds" "$root/vm/run" -t abc brake
 expect "vm/run -c 0" 1 "wants a positive number of CPUs" "$root/vm/run" -c 0 brake
@@ -48,4 +48,6 @@ expect "tests/run, a gate-fail case after a suite" 1 "gate-fail of s not in the 
 	lanes 'A|10|s|suite|braked||braked\nA|+1|f|gate-fail|||s 250 p99 offline\n'
 expect "tests/run, a case of an unknown kind" 1 'unknown kind "gaet"' \
 	lanes 'A|10|g|gaet|braked||1000\n'
+expect "tests/run, LANES_H=1" 1 "LANES_H: the host lane beside phase A was removed" \
+	env LANES_H=1 "$root/tests/run" --lanes
 [ "$ktap_failed" = 0 ]
