@@ -40,3 +40,27 @@ initramfs_of() {
 		echo "$HPBRAKE_BUILD/initramfs.cpio.gz"
 	fi
 }
+
+# pack_modules KODIR FILE: the .ko files of KODIR packed as the cpio.gz
+# that vm/run appends to the guest's initramfs, where they are
+# /lib/modules/hpbrake/NAME.ko. A module only loads in the kernel it was
+# built against (its split BTF refers to that vmlinux's), so each
+# kernel gets its own archive. FILE is written whole or not at all.
+pack_modules() {
+	local - dir=$1 dst=$2 tmp rc=1
+	set -o pipefail
+	tmp=$(mktemp -d) || return 1
+	# the archive's directories give the guest's /, /lib and /lib/modules
+	# their modes (it is appended to the initramfs): 0755, whatever the
+	# umask
+	if mkdir -p "$tmp/root/lib/modules/hpbrake" &&
+	   cp "$dir"/*.ko "$tmp/root/lib/modules/hpbrake/" &&
+	   chmod -R u=rwX,go=rX "$tmp/root" &&
+	   (cd "$tmp/root" && find . | LC_ALL=C sort |
+		cpio -o -H newc --owner=0:0 --quiet) | gzip -1 > "$tmp/out" &&
+	   mv -f "$tmp/out" "$dst"; then
+		rc=0
+	fi
+	rm -rf "$tmp"
+	return "$rc"
+}
