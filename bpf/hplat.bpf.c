@@ -127,28 +127,30 @@ static __always_inline void stats_put(unsigned int g)
 }
 
 /*
- * Global functions (Linux 5.6: scalar arguments, an int returned) are
- * verified once per program, on their own, from the types of their
- * arguments; a caller's paths see only an unknown int come back. Here,
- * the bucket math of hplat.h, whose comparisons fork the verifier's
- * paths (inlined, each slot index stayed a precise value of its own on
- * every path that followed), and below the -S walks of the pending steps
- * (loops of HPLAT_MAX_STATES iterations, inlined walked again on each
- * path of op_exit() that reached them). An exit program took 33k
- * verified instructions on 6.12, 96k on 6.1 and 240k on 6.12 with -S
- * (2.2-2.4 s in a TCG guest); it takes 0.8k, and 29k with -S.
+ * Global functions (Linux 5.6: scalar arguments, an integer returned)
+ * are verified once per program, on their own, from the types of their
+ * arguments; a caller's paths see only an unknown integer come back,
+ * which each caller bounds itself (the barrier_var() keeps clang from
+ * dropping that check on what it knows of the callee). Here, the bucket
+ * math of hplat.h, whose comparisons fork the verifier's paths (inlined,
+ * each slot index stayed a precise value of its own on every path that
+ * followed, and none could be pruned), and below the -S walks of the
+ * pending steps (loops of HPLAT_MAX_STATES iterations, inlined walked
+ * again on each path of op_exit() that reached them): docs/timings.md
+ * has the figures, and hplat -v prints them. They must stay neither
+ * static nor __hidden: libbpf would have them verified inline again.
  */
-__noinline int hplat_fine_slot_of(unsigned long long us)
+__noinline unsigned int hplat_fine_slot_of(unsigned long long us)
 {
 	return hplat_fine_slot(us);
 }
 
-__noinline int hplat_log2_slot_of(unsigned long long v)
+__noinline unsigned int hplat_log2_slot_of(unsigned long long v)
 {
 	return hplat_log2_slot(v);
 }
 
-__noinline int hplat_errno_slot_of(unsigned long long err)
+__noinline unsigned int hplat_errno_slot_of(unsigned long long err)
 {
 	return hplat_errno_slot(err);
 }
@@ -249,7 +251,10 @@ __noinline int hplat_steps_reset(void)
 	if (!steps_on)
 		return 0;
 	for (i = 0; i < HPLAT_MAX_STATES && i < n; i++) {
-		/* always below HPLAT_MAX_STATES: masked, not branched on */
+		/*
+		 * step_exit() stores checked indices only: the mask is for
+		 * the verifier, where a branch would fork its paths
+		 */
 		unsigned int k = pending_idx[i] & (HPLAT_MAX_STATES - 1);
 
 		__builtin_memset(&pending[k], 0, sizeof(pending[k]));
@@ -314,6 +319,7 @@ __noinline int hplat_steps_commit(unsigned int g, unsigned int op)
 		return 0;
 	barrier_var(g);
 	barrier_var(op);
+	/* never true: the bounds the verifier needs */
 	if (g > 1 || op >= HPLAT_NR_OPS)
 		return hplat_steps_reset();
 	st = &stats[g];
@@ -372,13 +378,15 @@ static __always_inline int op_exit(int ret)
 		step_stacks[cpu].op = 0;
 	st = stats_get(&g);
 	if (!st) {
-		hplat_steps_reset();
+		if (steps_on)
+			hplat_steps_reset();
 		return 0;
 	}
 	barrier_var(op);
 	if (op >= HPLAT_NR_OPS)
 		goto out;
-	hplat_steps_commit(g, op);
+	if (steps_on)
+		hplat_steps_commit(g, op);
 	os = &st->ops[op];
 	dist_add(&os->lat, lat);
 	dist_add(&os->own, lat - brake);
