@@ -498,6 +498,30 @@ static void count_misses(const struct tracer *t, struct hplat_snapshot *s)
 	}
 }
 
+/* -v: what the verifier walked for each program (Linux 5.16; else "?"). */
+static void print_verified(const struct tracer *t)
+{
+	struct bpf_program *prog;
+	struct bpf_prog_info info;
+	__u32 len;
+
+	fprintf(stderr, "hplat: instructions the verifier walked:");
+	bpf_object__for_each_program(prog, t->skel->obj) {
+		if (bpf_program__fd(prog) < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+			continue;
+		if (info.verified_insns)
+			fprintf(stderr, " %s %u", bpf_program__name(prog),
+				info.verified_insns);
+		else
+			fprintf(stderr, " %s ?", bpf_program__name(prog));
+	}
+	fputc('\n', stderr);
+}
+
 /* -v: what each program cost, from kernel.bpf_stats (run_time_ns). */
 static void print_bpf_cost(const struct tracer *t, unsigned long long ops,
 			   double mean_op_us)
@@ -672,12 +696,14 @@ int main(int argc, char **argv)
 	if (!t.brake)
 		fprintf(stderr, "hplat: this kernel has no cpuhp_brake event: "
 			"latencies include any brake\n");
-	if (opts.verbose)
+	if (opts.verbose) {
 		fprintf(stderr, "hplat: attached (%s, steps %s, brake %s) in %.1f ms\n",
 			t.kprobes ? "kprobe" : "fentry",
 			t.steps == 1 ? "tp_btf" : t.steps == 2 ? "raw_tp" : "off",
 			t.brake == 1 ? "tp_btf" : t.brake == 2 ? "raw_tp" : "none",
 			(now_s() - t_open) * 1000);
+		print_verified(&t);
+	}
 
 	if (opts.events) {
 		rb = ring_buffer__new(bpf_map__fd(t.skel->maps.events),
