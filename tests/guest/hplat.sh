@@ -17,7 +17,7 @@ if [ "$brake" != none ] && ! echo "$brake" > "$KNOB"; then
 	echo "# cannot set $KNOB to $brake"
 	exit 1
 fi
-ktap_plan 31
+ktap_plan 32
 echo "# $(uname -r), $(nproc) CPUs online, brake: $brake"
 out=/tmp/hplat.json
 CPU=/sys/devices/system/cpu
@@ -571,7 +571,38 @@ echo "$brake" > "$KNOB"
 hp_op 2 online
 fi
 
-# --- 30: without privileges the error names what is missing ---
+# --- 30: what the verifier walks stays small: hplat -v prints each
+# program's verified instructions (Linux 5.16). Measured 2026-12-06 on
+# 6.1 and 6.12: every program 17-792 without -S, an exit program
+# 28328-28915 with -C -S -L -e (the step walks and the bucket math are
+# global functions); before, 33228 without -S on 6.12 and 95873 /
+# 240110 with it, a start of 2-4.5 s. The bounds are twice the measured
+# largest. ---
+hplat -v -j -C -S -L -e -d 1 > /tmp/vfy.out 2> /tmp/vfy.err
+rc=$?
+set -- $(sed -n 's/^hplat: instructions the verifier walked://p' /tmp/vfy.err)
+hplat -v -j -d 1 > /tmp/vfy0.out 2> /tmp/vfy0.err
+rc0=$?
+set -- "$@" / $(sed -n 's/^hplat: instructions the verifier walked://p' /tmp/vfy0.err)
+vfy=$(echo "$@" | awk '{
+	lim = 58000; worst = 0; bad = ""; progs = 0
+	for (i = 1; i < NF; i += 2) {
+		if ($i == "/") { lim = 1600; i--; continue }
+		progs++
+		if ($(i + 1) !~ /^[0-9]+$/ || $(i + 1) > lim) bad = bad " " $i "=" $(i + 1) ">" lim
+		else if (lim == 58000 && $(i + 1) > worst) worst = $(i + 1)
+	}
+	printf "%d %d%s", progs, worst, bad }')
+set -- $vfy
+if [ "$rc $rc0" = "0 0" ] && [ "${1:-0}" -ge 17 ] && [ $# = 2 ]; then
+	ok "hplat -v: the verifier walked at most $2 instructions for a program with -C -S -L -e (bound 58000), 1600 without ($1 programs)"
+else
+	n=${1:-0}
+	shift 2
+	not_ok "hplat -v: exit $rc and $rc0, $n programs reported (want 17 or more), over the bounds: ${*:-none}"
+fi
+
+# --- 31: without privileges the error names what is missing ---
 su -s /bin/sh nobody -c 'hplat -d 1' > /tmp/nopriv.out 2>&1
 rc=$?
 if [ "$rc" = 1 ] && grep -q 'CAP_BPF and CAP_PERFMON' /tmp/nopriv.out; then
