@@ -469,12 +469,22 @@ fail:
 	return err;
 }
 
+/* The kernel's bpf_prog_info of a loaded program; -1 if it has none. */
+static int prog_info(const struct bpf_program *prog, struct bpf_prog_info *info)
+{
+	__u32 len = sizeof(*info);
+
+	memset(info, 0, sizeof(*info));
+	if (bpf_program__fd(prog) < 0)
+		return -1;
+	return bpf_obj_get_info_by_fd(bpf_program__fd(prog), info, &len) ? -1 : 0;
+}
+
 /* Misses of the kretprobes (-1ULL: unknown) and of the BPF programs. */
 static void count_misses(const struct tracer *t, struct hplat_snapshot *s)
 {
 	struct bpf_program *prog;
 	struct bpf_prog_info info;
-	__u32 len;
 	size_t i;
 	long long m;
 
@@ -489,31 +499,25 @@ static void count_misses(const struct tracer *t, struct hplat_snapshot *s)
 	}
 	s->bpf_misses = 0;
 	bpf_object__for_each_program(prog, t->skel->obj) {
-		if (bpf_program__fd(prog) < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		len = sizeof(info);
-		if (!bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		if (!prog_info(prog, &info))
 			s->bpf_misses += info.recursion_misses;
 	}
 }
 
-/* -v: what the verifier walked for each program (Linux 5.16; else "?"). */
+/*
+ * -v: what the verifier walked for each loaded program; "?" where the
+ * kernel does not say (before Linux 5.16) or the information is missing.
+ */
 static void print_verified(const struct tracer *t)
 {
 	struct bpf_program *prog;
 	struct bpf_prog_info info;
-	__u32 len;
 
 	fprintf(stderr, "hplat: instructions the verifier walked:");
 	bpf_object__for_each_program(prog, t->skel->obj) {
 		if (bpf_program__fd(prog) < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		len = sizeof(info);
-		if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
-			continue;
-		if (info.verified_insns)
+			continue;	/* not loaded: not chosen for this run */
+		if (!prog_info(prog, &info) && info.verified_insns)
 			fprintf(stderr, " %s %u", bpf_program__name(prog),
 				info.verified_insns);
 		else
@@ -530,7 +534,6 @@ static void print_bpf_cost(const struct tracer *t, unsigned long long ops,
 	struct bpf_program *prog;
 	struct bpf_prog_info info;
 	bool first = true;
-	__u32 len;
 
 	if (opts.json)
 		printf("{\"event\": \"bpf_stats\", \"ops\": %llu, \"programs\": {",
@@ -538,11 +541,7 @@ static void print_bpf_cost(const struct tracer *t, unsigned long long ops,
 	else
 		fprintf(stderr, "hplat: BPF run time (kernel.bpf_stats):\n");
 	bpf_object__for_each_program(prog, t->skel->obj) {
-		if (bpf_program__fd(prog) < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		len = sizeof(info);
-		if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		if (prog_info(prog, &info))
 			continue;
 		if (opts.json)
 			printf("%s\"%s\": {\"run_cnt\": %llu, \"run_time_ns\": %llu}",
