@@ -591,14 +591,16 @@ rc0=$?
 # judge_vfy FILE LIMIT: "PROGRAMS LARGEST EXITS" and, for each program
 # over LIMIT or not reported, NAME=COUNT
 judge_vfy() {
-	sed -n 's/^hplat: instructions the verifier walked://p' "$1" | awk -v lim="$2" '{
-		worst = 0; bad = ""; exits = 0
-		for (i = 1; i < NF; i += 2) {
-			if ($i ~ /^(online|offline)_(exit|kretprobe)$/) exits++
-			if ($(i + 1) !~ /^[0-9]+$/ || $(i + 1) > lim) bad = bad " " $i "=" $(i + 1)
-			else if ($(i + 1) > worst) worst = $(i + 1)
+	sed -n 's/^hplat: instructions the verifier walked://p' "$1" | awk -v lim="$2" '
+	{ line = line " " $0 }
+	END {
+		n = split(line, f, " "); worst = 0; bad = ""; exits = 0
+		for (i = 1; i < n; i += 2) {
+			if (f[i] ~ /^(online|offline)_(exit|kretprobe)$/) exits++
+			if (f[i + 1] !~ /^[0-9]+$/ || f[i + 1] + 0 > lim) bad = bad " " f[i] "=" f[i + 1]
+			else if (f[i + 1] + 0 > worst) worst = f[i + 1] + 0
 		}
-		printf "%d %d %d%s", (NF % 2) ? -1 : NF / 2, worst, exits, bad }'
+		printf "%d %d %d%s", (n % 2) ? -1 : n / 2, worst, exits, bad }'
 }
 vfy_s=$(judge_vfy /tmp/vfy.err "$lim_s")
 vfy_j=$(judge_vfy /tmp/vfy0.err "$lim_j")
