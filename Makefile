@@ -90,7 +90,7 @@ endif
 	install uninstall clean distclean
 
 GUEST_BINS := $(BUILD)/hpop $(BUILD)/hplat $(BUILD)/hpload
-INITRAMFS := $(BUILD)/initramfs.cpio.gz
+INITRAMFS := $(BUILD)/initramfs.cpio
 BTF_VMLINUX := build/kernel/$(KTAG)$(BTF_KVER)/vanilla/vmlinux
 HPLAT_OBJS := $(BUILD)/hplat.o $(BUILD)/hplat_opts.o $(BUILD)/hplat_report.o \
 	$(BUILD)/hplat_kprobe.o $(BUILD)/cpulist.o
@@ -197,6 +197,7 @@ kernels: deps
 $(INITRAMFS): vm/init vm/mkinitramfs $(wildcard tests/guest/*.sh tests/guest/lib/* tests/guest/suites/* tests/mutants/*.mut) $(GUEST_BINS)
 	$(msg) CPIO $@
 	$(Q)vm/mkinitramfs $@ $(GUEST_BINS)
+	$(Q)rm -f $(BUILD)/initramfs.cpio.gz   # its compressed predecessor
 
 initramfs: $(INITRAMFS)
 
@@ -349,7 +350,7 @@ help:
 	@echo '             into build/kernel/KVER/{vanilla,braked}/ with the'
 	@echo '             guest-only test modules, and the lockdep one (debug/)'
 	@echo '             if KVER is in DEBUG_KVERS ($(DEBUG_KVERS))'
-	@echo '  initramfs  build/initramfs.cpio.gz: busybox + tools + scenarios'
+	@echo '  initramfs  build/initramfs.cpio: busybox + tools + scenarios'
 	@echo '  check      every test: host unit tests, guest suites on the'
 	@echo '             kernels of $(KVERS) and arm64 $(ARM64_KVERS), gates,'
 	@echo '             report, a mutant; KTAP,'

@@ -35,9 +35,9 @@ kernel_arch() {
 # initramfs_of ARCH: the guest initramfs make builds for ARCH.
 initramfs_of() {
 	if [ "$1" = arm64 ]; then
-		echo "$HPBRAKE_BUILD/arm64/initramfs.cpio.gz"
+		echo "$HPBRAKE_BUILD/arm64/initramfs.cpio"
 	else
-		echo "$HPBRAKE_BUILD/initramfs.cpio.gz"
+		echo "$HPBRAKE_BUILD/initramfs.cpio"
 	fi
 }
 
