@@ -588,10 +588,14 @@ hplat -v -j -C -S -L -e -d 1 > /tmp/vfy.out 2> /tmp/vfy.err
 rc=$?
 hplat -v -j -d 1 > /tmp/vfy0.out 2> /tmp/vfy0.err
 rc0=$?
+# walked FILE: hplat -v's "NAME COUNT ..." of the verifier's work in FILE
+walked() {
+	sed -n 's/^hplat: instructions the verifier walked://p' "$1"
+}
 # judge_vfy FILE LIMIT: "PROGRAMS LARGEST EXITS" and, for each program
 # over LIMIT or not reported, NAME=COUNT
 judge_vfy() {
-	sed -n 's/^hplat: instructions the verifier walked://p' "$1" | awk -v lim="$2" '
+	walked "$1" | awk -v lim="$2" '
 	{ line = line " " $0 }
 	END {
 		n = split(line, f, " "); worst = 0; bad = ""; exits = 0
@@ -604,8 +608,8 @@ judge_vfy() {
 }
 vfy_s=$(judge_vfy /tmp/vfy.err "$lim_s")
 vfy_j=$(judge_vfy /tmp/vfy0.err "$lim_j")
-echo "# -C -S -L -e:$(sed -n 's/^hplat: instructions the verifier walked://p' /tmp/vfy.err)"
-echo "# -j:$(sed -n 's/^hplat: instructions the verifier walked://p' /tmp/vfy0.err)"
+echo "# -C -S -L -e:$(walked /tmp/vfy.err)"
+echo "# -j:$(walked /tmp/vfy0.err)"
 set -f
 set -- $vfy_s
 n_s=${1:-0} w_s=${2:-0} x_s=${3:-0}
