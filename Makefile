@@ -359,7 +359,7 @@ help:
 	@echo '  check-guest guest suites only'
 	@echo '  demo       boot the braked KVER kernel and show the brake at work'
 	@echo '  shell      interactive guest shell (KVER=, VARIANT=vanilla|braked,'
-	@echo '             ARGS="extra kernel args"); leave with poweroff -f'
+	@echo '             ARGS="extra kernel args"); leave with reboot -f'
 	@echo '  gate       vm/gate on the braked (expect the brake) and vanilla'
 	@echo '             (expect none) KVER kernels, and the cases that must'
 	@echo '             fail; with KERNEL=bzImage EXPECT_BRAKE_MS=N'

@@ -67,15 +67,15 @@ run_case panic 60 1 'guest kernel panicked'
 # slower than the 8 s would time out too, but test nothing)
 initramfs hang 'echo "hpbrake-harness: init loops" > /dev/kmsg; while :; do /bin/busybox sleep 1; done'
 run_case hang 8 1 'guest timed out after 8 s' 'hpbrake-harness: init loops'
-# it powers off without reporting a status
-initramfs silent '/bin/busybox poweroff -f'
+# it leaves without reporting a status
+initramfs silent '/bin/busybox reboot -f'
 run_case silent 60 1 'guest ended without an exit status'
-# it reports but does not power off: QEMU is killed VM_POWEROFF_S (here
+# it reports but does not leave: QEMU is killed VM_POWEROFF_S (here
 # 4) later and the reported status stands
 initramfs linger 'echo "hpbrake-exit: 0" > /dev/ttyS1; while :; do /bin/busybox sleep 1; done'
-VM_POWEROFF_S=4 run_case linger 60 0 'reported but did not power off'
+VM_POWEROFF_S=4 run_case linger 60 0 'reported but did not leave'
 # it reports success, but the kernel log shows a WARNING (written to
 # /dev/kmsg here: the console scan must catch it whatever its source)
-initramfs splat 'echo "WARNING: CPU: 0 PID: 1 at harness.sh:1 fake+0x0/0x0" > /dev/kmsg; echo "hpbrake-exit: 0" > /dev/ttyS1; /bin/busybox poweroff -f'
+initramfs splat 'echo "WARNING: CPU: 0 PID: 1 at harness.sh:1 fake+0x0/0x0" > /dev/kmsg; echo "hpbrake-exit: 0" > /dev/ttyS1; /bin/busybox reboot -f'
 run_case splat 60 1 'guest kernel reported a problem'
 [ "$ktap_failed" = 0 ]

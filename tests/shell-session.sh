@@ -75,14 +75,14 @@ if tr -d '\r' < "$log" | grep -q '^offline: 1 ops, 0 errors' &&
 else
 	result_or_console fail "hplat typed at the prompt counts 1 offline and 1 online"
 fi
-printf 'poweroff -f\n' >&3
+printf 'reboot -f\n' >&3
 for i in $(seq 100); do
 	kill -0 "$qpid" 2>/dev/null || break
 	sleep 0.1
 done
 if ! kill -0 "$qpid" 2>/dev/null; then
-	result_or_console ok "poweroff -f ends the session"
+	result_or_console ok "reboot -f ends the session"
 else
-	result_or_console fail "poweroff -f ends the session"
+	result_or_console fail "reboot -f ends the session"
 fi
 [ "$ktap_failed" = 0 ]
