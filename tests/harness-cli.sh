@@ -22,13 +22,14 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..16"
+echo "1..17"
 expect "vm/run -t 0" 1 "wants a positive number of seconds" "$root/vm/run" -t 0 brake
 expect "vm/run -t abc" 1 "wants a positive number of seconds" "$root/vm/run" -t abc brake
 expect "vm/run -c 0" 1 "wants a positive number of CPUs" "$root/vm/run" -c 0 brake
 expect "vm/run unknown scenario" 1 "no scenario tests/guest/nosuch.sh" "$root/vm/run" nosuch
 expect "vm/run unknown option" 64 "usage" "$root/vm/run" -z brake
 expect "vm/run no kernel" 1 "no kernel at" "$root/vm/run" -k /nonexistent brake
+expect "vm/run -x no archive" 1 "-x: no archive at /nonexistent" "$root/vm/run" -x /nonexistent brake
 expect "vm/run bad ACCEL" 1 "ACCEL must be auto, kvm or tcg" env ACCEL=xen "$root/vm/run" brake
 expect "vm/build-kernel unknown variant" 1 "unknown variant 'fast'" "$root/vm/build-kernel" 6.1 fast
 expect "vm/build-kernel unknown tree" 1 "not found" "$root/vm/build-kernel" 9.9

@@ -41,6 +41,16 @@ initramfs_of() {
 	fi
 }
 
+# pack_dir DIR: the tree under DIR as a gzip'd newc cpio on stdout, owned
+# by root and in a fixed order: an archive to append to a guest's
+# initramfs, whose files it adds or replaces.
+pack_dir() {
+	local -
+	set -o pipefail
+	(cd "$1" && find . | LC_ALL=C sort |
+		cpio -o -H newc --owner=0:0 --quiet) | gzip -1
+}
+
 # pack_modules KODIR FILE: the .ko files of KODIR packed as the cpio.gz
 # that vm/run appends to the guest's initramfs, where they are
 # /lib/modules/hpbrake/NAME.ko. A module only loads in the kernel it was
@@ -56,8 +66,7 @@ pack_modules() {
 	if mkdir -p "$tmp/root/lib/modules/hpbrake" &&
 	   cp "$dir"/*.ko "$tmp/root/lib/modules/hpbrake/" &&
 	   chmod -R u=rwX,go=rX "$tmp/root" &&
-	   (cd "$tmp/root" && find . | LC_ALL=C sort |
-		cpio -o -H newc --owner=0:0 --quiet) | gzip -1 > "$tmp/out" &&
+	   pack_dir "$tmp/root" > "$tmp/out" &&
 	   mv -f "$tmp/out" "$dst"; then
 		rc=0
 	fi
