@@ -43,10 +43,13 @@ initramfs_of() {
 
 # pack_dir DIR: the tree under DIR as a gzip'd newc cpio on stdout, owned
 # by root and in a fixed order: an archive to append to a guest's
-# initramfs, whose files it adds or replaces.
+# initramfs, whose files it adds or replaces. Its directories become the
+# guest's (/, /etc, /lib...), so DIR (a scratch tree) is made readable to
+# all first, 0755 and 0644 whatever the umask.
 pack_dir() {
 	local -
 	set -o pipefail
+	chmod -R u=rwX,go=rX "$1" &&
 	(cd "$1" && find . | LC_ALL=C sort |
 		cpio -o -H newc --owner=0:0 --quiet) | gzip -1
 }
@@ -60,12 +63,8 @@ pack_modules() {
 	local - dir=$1 dst=$2 tmp rc=1
 	set -o pipefail
 	tmp=$(mktemp -d) || return 1
-	# the archive's directories give the guest's /, /lib and /lib/modules
-	# their modes (it is appended to the initramfs): 0755, whatever the
-	# umask
 	if mkdir -p "$tmp/root/lib/modules/hpbrake" &&
 	   cp "$dir"/*.ko "$tmp/root/lib/modules/hpbrake/" &&
-	   chmod -R u=rwX,go=rX "$tmp/root" &&
 	   pack_dir "$tmp/root" > "$tmp/out" &&
 	   mv -f "$tmp/out" "$dst"; then
 		rc=0
