@@ -32,8 +32,13 @@ else
 fi
 echo "# gate: $(uname -r), $(nproc) CPUs, expect brake $expect ms, hpload -t $threads -d $secs, p99 bounds $hi_off/$hi_on ms"
 btf=""
-# the CI system gave the kernel's BTF (VMLINUX=): use it
-[ ! -e /etc/vmlinux.btf ] || btf="--btf /etc/vmlinux.btf"
+# the CI system gave the kernel's BTF (VMLINUX=): vm/gate appends it as
+# /etc/vmlinux.btf and says hpbrake.btf=1 on the command line, so that a
+# BTF that did not come fails hplat's start instead of leaving hplat on
+# the kernel's own
+case " $(cat /proc/cmdline) " in
+*" hpbrake.btf=1 "*) btf="--btf /etc/vmlinux.btf" ;;
+esac
 # shellcheck disable=SC2086
 hplat_start "$out" -j $btf || : > "$out"
 hpload -t "$threads" -d "$secs" -j > /tmp/hpload.json
