@@ -2,7 +2,8 @@
 # vm/run against guests that go wrong on purpose: each one must fail the
 # run within its timeout, say why, show the last console lines, and leave
 # no QEMU process behind (one that reports and lingers keeps its status). The broken guests are tiny initramfs images
-# (static busybox and a one-line /init), booted on a real kernel. KTAP.
+# (static busybox and a one-line /init), booted on a real kernel, and one
+# the real initramfs on a kernel told to keep its hrtimers on the tick. KTAP.
 #
 # usage: tests/harness.sh KVER VARIANT
 set -u
