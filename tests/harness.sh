@@ -24,7 +24,7 @@ initramfs() {
 	printf '#!/bin/busybox sh\n/bin/busybox mount -t devtmpfs dev /dev\n%s\n' \
 		"$2" > "$d/init"
 	chmod 755 "$d/init"
-	(cd "$d" && find . | cpio -o -H newc --quiet | gzip -1) > "$tmp/$1.cpio.gz"
+	pack_dir "$d" > "$tmp/$1.cpio.gz"
 }
 
 # case NAME TIMEOUT WANT_RC REASON [SEEN]: boot it; exit status, reason,
