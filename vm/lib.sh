@@ -32,6 +32,51 @@ kernel_arch() {
 	fi
 }
 
+# kernel_version IMAGE: the version a kernel image boots with, as in
+# /proc/version: an arm64 Image's banner ("Linux version R (B@H) (C) V",
+# the image is not compressed), or a bzImage's kernel_version string,
+# which the setup header points to ("R (B@H) V", 0x200 past the offset
+# at 0x20e); nothing if IMAGE has neither
+kernel_version() {
+	local off
+	if [ "$(kernel_arch "$1")" = arm64 ]; then
+		linux_banner "$1"
+		return
+	fi
+	[ "$(dd if="$1" bs=1 skip=514 count=4 2>/dev/null)" = HdrS ] || return 0
+	off=$(od -An -tu2 -j 526 -N 2 "$1" | tr -d ' ')
+	[ -n "$off" ] && [ "$off" -gt 0 ] || return 0
+	dd if="$1" bs=1 skip=$((off + 512)) count=256 2>/dev/null | tr '\0' '\n' | head -n 1
+}
+
+# linux_banner ELF: the "Linux version" banner in ELF (a vmlinux, or an
+# arm64 Image), the one with a build number: since 6.1 init/version.o
+# holds a weak banner without it ("... # SMP "), which the final link's
+# init/version-timestamp.o overrides
+linux_banner() {
+	strings -a "$1" | grep '^Linux version .*) #[^ ]' | tail -n 1
+}
+
+# image_of_vmlinux IMAGE VMLINUX: true if VMLINUX is the ELF that IMAGE
+# was made from, by their version strings: the build's release, user,
+# host, number and time, which a vmlinux of an earlier build or of
+# another tree does not share
+image_of_vmlinux() {
+	local kv banner head tail
+	kv=$(kernel_version "$1")
+	banner=$(linux_banner "$2")
+	[ -n "$kv" ] && [ -n "$banner" ] || return 1
+	case "$kv" in
+	"Linux version "*) [ "$kv" = "$banner" ] ;;
+	*") "*)
+		# "R (B@H) V" against "Linux version R (B@H) (C) V"
+		head=${kv%%") "*} tail=${kv#*") "}
+		case "$banner" in "Linux version $head) ("*") $tail") ;; *) return 1 ;; esac
+		;;
+	*) return 1 ;;
+	esac
+}
+
 # initramfs_of ARCH: the guest initramfs make builds for ARCH.
 initramfs_of() {
 	if [ "$1" = arm64 ]; then
