@@ -44,37 +44,30 @@ kernel_version() {
 		return
 	fi
 	[ "$(dd if="$1" bs=1 skip=514 count=4 2>/dev/null)" = HdrS ] || return 0
-	off=$(od -An -tu2 -j 526 -N 2 "$1" | tr -d ' ')
+	off=$(od -An -tu2 --endian=little -j 526 -N 2 "$1" | tr -d ' ')
 	[ -n "$off" ] && [ "$off" -gt 0 ] || return 0
 	dd if="$1" bs=1 skip=$((off + 512)) count=256 2>/dev/null | tr '\0' '\n' | head -n 1
 }
 
 # linux_banner ELF: the "Linux version" banner in ELF (a vmlinux, or an
-# arm64 Image), the one with a build number: since 6.1 init/version.o
-# holds a weak banner without it ("... # SMP "), which the final link's
-# init/version-timestamp.o overrides
+# arm64 Image), the final one: since 6.1 init/version.o holds a weak
+# banner, without the build's number and time and ending in a blank
+# ("... # SMP "), which the final link's init/version-timestamp.o
+# overrides
 linux_banner() {
-	strings -a "$1" | grep '^Linux version .*) #[^ ]' | tail -n 1
+	strings -a "$1" | grep '^Linux version .*) #' | grep -v ' $' | tail -n 1
 }
 
-# image_of_vmlinux IMAGE VMLINUX: true if VMLINUX is the ELF that IMAGE
-# was made from, by their version strings: the build's release, user,
-# host, number and time, which a vmlinux of an earlier build or of
-# another tree does not share
+# image_of_vmlinux IMAGE VMLINUX: whether VMLINUX is the ELF that IMAGE
+# was made from: IMAGE holds VMLINUX's GNU build ID (vm/build-id), a
+# hash of its code and data, which another build does not share even
+# where the version strings agree (a reproducible build pins the time
+# and the number in them); vm/build-id's status: 0 yes, 1 no, 2 cannot
+# tell (and why, one line on stderr)
 image_of_vmlinux() {
-	local kv banner head tail
-	kv=$(kernel_version "$1")
-	banner=$(linux_banner "$2")
-	[ -n "$kv" ] && [ -n "$banner" ] || return 1
-	case "$kv" in
-	"Linux version "*) [ "$kv" = "$banner" ] ;;
-	*") "*)
-		# "R (B@H) V" against "Linux version R (B@H) (C) V"
-		head=${kv%%") "*} tail=${kv#*") "}
-		case "$banner" in "Linux version $head) ("*") $tail") ;; *) return 1 ;; esac
-		;;
-	*) return 1 ;;
-	esac
+	local id
+	id=$("$HPBRAKE_ROOT/vm/build-id" "$2") || return 2
+	"$HPBRAKE_ROOT/vm/build-id" -i "$1" "$id"
 }
 
 # initramfs_of ARCH: the guest initramfs make builds for ARCH.
