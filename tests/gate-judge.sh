@@ -57,7 +57,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..54"
+echo "1..61"
 expect "good braked run" 1000 "" "" ""
 expect "vanilla told to expect nothing" 0 "$van_sed" "" ""
 expect "an op under the brake" 1000 's/"min_us": 1045000.0/"min_us": 999000.0/' "" "1"
@@ -93,6 +93,28 @@ expect "an online that failed after its brake" 1000 's/"online": {"count": 3, "e
 expect "hpload saw an offline fail" 1000 "" 's/"offline": {"ops": 3, \(.*\)"errors_by_errno": {}}/"offline": {"ops": 3, \1"errors_by_errno": {"EBUSY": 1}}/' "7"
 expect "a CPU hpload could not bring back" 1000 "" 's/"restore_failed_cpus": 0/"restore_failed_cpus": 1/' "7"
 expect "no restore figure from hpload" 1000 "" 's/, "restore_failed_cpus": 0//' "7"
+# what is no number is missing: an empty value, a lone dot
+expect "an empty offline min" 1000 's/"min_us": 1045000.0/"min_us": /' "" "1"
+expect "an empty offline p99" 1000 's/"p99_us": 1070000.0/"p99_us": /' "" "2"
+expect "an offline p99 of '.'" 1000 's/"p99_us": 1070000.0/"p99_us": ./' "" "2"
+expect "ops/s of '.'" 1000 's/"ops_per_s": 0.857/"ops_per_s": ./' "" "5"
+# a key in the errno map is none of the op's figures
+expect "a failed online whose errno map holds an \"errors\": 0" 1000 's/"online": {"count": 3, "errors": 0, "errors_by_errno": {}/"online": {"count": 3, "errors": 1, "errors_by_errno": {"EIO": 1, "errors": 0}/' "" "6 7"
+# without histograms, the offline object ends where the online one starts
+expect "no histograms, offline first, an offline brake 31 ms long" 1000 's/, "log2_hist_ms": \[[^]]*\]//g; s/\("online": {.*}\), \("offline": {.*}\)}$/\2, \1}/; s/"brake_max_us": 1001100.0/"brake_max_us": 1031100.0/' "" "3"
+# a path with a backslash is the path it says (awk -v would read "\t"
+# as a tab)
+bs="$tmp/p\\tq"
+mkdir "$bs"
+printf '%s\n' "$good_hplat" > "$bs/h.json"
+printf '%s\n' "$good_hpload" > "$bs/l.json"
+got=$(. "$root/tests/guest/lib/ktap.sh"
+	gate_judge 1000 "$bs/h.json" "$bs/l.json" 1080 1078 | grep -c '^ok [0-9]')
+if [ "$got" = 7 ]; then
+	result ok "the good figures under a path with a backslash: seven ok"
+else
+	result fail "the good figures under a path with a backslash: $got ok of 7"
+fi
 
 # vm/gate GATE_FROM=: a recorded gate run judged again on the host. The
 # run: the good figures above as the guest prints them, judged at 1000 ms

@@ -16,14 +16,6 @@ GATE_CHECKS=7
 GATE_FAILS_UNBRAKED='every latency >= brake: min|brake precision: the kernel has no|kernel-side ops/s [0-9]'
 GATE_FAILS_SHORT='p99 offline|brakes (cpuhp_brake) outside'
 
-# gate_num VALUE: VALUE if it is a number, else nothing
-gate_num() {
-	case "$1" in
-	''|*[!0-9.]*|*.*.*) ;;
-	*) echo "$1" ;;
-	esac
-}
-
 # gate_figs HPLAT_JSON HPLOAD_JSON: the figures the judge reads, as
 # shell assignments, from one awk instead of some sixty greps, seds and
 # subshells (on the host, 2026-12-07: 0.54 s a verdict before, 0.17 s
@@ -36,11 +28,13 @@ gate_num() {
 # JSON, how many errno maps it has and how many of them are not empty,
 # and its restore_failed_cpus. Where a key occurs more than once, the
 # last one counts (as sed's greedy match took it). A figure that is not
-# a number (gate_num) is empty.
+# a number (digits, at most one dot, at least one digit) is empty. The
+# paths go through the environment: awk -v would read their backslashes
+# as escapes.
 gate_figs() {
-	awk -v hj="$1" -v lj="$2" '
+	GATE_HJ=$1 GATE_LJ=$2 awk '
 	function num(s) {
-		return (s != "" && s !~ /[^0-9.]/ && s !~ /[.].*[.]/) ? s : ""
+		return (s ~ /[0-9]/ && s !~ /[^0-9.]/ && s !~ /[.].*[.]/) ? s : ""
 	}
 	# the value of the last "KEY": in S, VRE its characters
 	function last(s, key, vre,  v, t) {
@@ -66,7 +60,9 @@ gate_figs() {
 		f = "^\"" o "\": [{]\"count\": [0-9]*, \"errors\": [0-9]*, \"errors_by_errno\": [{][^}]*[}], \"min_us\": [0-9.]*, \"mean_us\": [0-9.]*, \"p50_us\": [0-9.]*, \"p90_us\": [0-9.]*, \"p99_us\": [0-9.]*, \"max_us\": [0-9.]*"
 		s = from_last(sum, "\"" o "\": [{]\"count\": ")
 		if (s != "" && match(s, f)) {
+			# the errno map out first: a key in it is no figure
 			s = substr(s, 1, RLENGTH)
+			sub(/"errors_by_errno": [{][^}]*[}]/, "", s)
 			print pre "_n=" num(last(s, "count", "[0-9]*"))
 			print pre "_err=" num(last(s, "errors", "[0-9]*"))
 			print pre "_min=" num(last(s, "min_us", "[0-9.]*"))
@@ -74,11 +70,12 @@ gate_figs() {
 		} else {
 			print pre "_n=" ; print pre "_err=" ; print pre "_min=" ; print pre "_p99="
 		}
-		# the brake figures: the object of this op type, up to its histogram
+		# the brake figures: the object of this op type, up to its
+		# histogram or, should that be missing, the other op type
 		part = from_last(sum, "\"" o "\": [{]")
 		if (part != "") {
 			part = substr(part, length(o) + 6)
-			if (match(part, /"log2_hist_/))
+			if (match(part, /"log2_hist_|"(online|offline)": [{]/))
 				part = substr(part, 1, RSTART - 1)
 		}
 		print pre "_bn=" (part == "" ? "" : num(last(part, "brake_count", "[0-9]*")))
@@ -87,6 +84,8 @@ gate_figs() {
 		print pre "_bhi=" (part == "" ? "" : num(last(part, "brake_max_us", "[0-9.]*")))
 	}
 	BEGIN {
+		hj = ENVIRON["GATE_HJ"]
+		lj = ENVIRON["GATE_LJ"]
 		# getline: a file that cannot be read is one without lines
 		while ((getline line < hj) > 0) {
 			if (line ~ /"event": "summary"/)
