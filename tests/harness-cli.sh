@@ -22,7 +22,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..18"
+echo "1..19"
 expect "vm/run -t 0" 1 "wants a positive number of seconds" "$root/vm/run" -t 0 brake
 expect "vm/run -t abc" 1 "wants a positive number of seconds" "$root/vm/run" -t abc brake
 expect "vm/run -c 0" 1 "wants a positive number of CPUs" "$root/vm/run" -c 0 brake
@@ -49,6 +49,14 @@ expect "tests/run, a gate-fail case after a suite" 1 "gate-fail of s not in the 
 	lanes 'A|10|s|suite|braked||braked\nA|+1|f|gate-fail|||s 250 p99 offline\n'
 expect "tests/run, a case of an unknown kind" 1 'unknown kind "gaet"' \
 	lanes 'A|10|g|gaet|braked||1000\n'
+# phase T first, one lane per timing suite, then A and B
+order=$(printf 'B|9|b|host|||true\nA|9|a|suite|braked||x\nT|5|t1|suite|braked||x\nT|7|t2|suite|braked||x\nT|6|t3|suite|braked||x\n' |
+	"$root/tests/run" --lanes | cut -d'|' -f1-3 | tr '\n' ' ')
+if [ "$order" = "T|1|t2 T|2|t3 T|3|t1 A|1|a B|1|b " ]; then
+	result ok "tests/run --lanes: phase T's three cases on lanes 1-3, longest first, then A, then B"
+else
+	result fail "tests/run --lanes: got '$order'"
+fi
 expect "tests/run, LANES_T=5" 1 "LANES_T, LANES_A and LANES_B: 1 to 4 lanes, not '5'" \
 	env LANES_T=5 "$root/tests/run" --lanes
 expect "tests/run, LANES_H=1" 1 "LANES_H: the host lane beside phase A was removed" \
