@@ -59,7 +59,7 @@ gate_figs() {
 	function op(o, pre,  s, f, part) {
 		f = "^\"" o "\": [{]\"count\": [0-9]*, \"errors\": [0-9]*, \"errors_by_errno\": [{][^}]*[}], \"min_us\": [0-9.]*, \"mean_us\": [0-9.]*, \"p50_us\": [0-9.]*, \"p90_us\": [0-9.]*, \"p99_us\": [0-9.]*, \"max_us\": [0-9.]*"
 		s = from_last(sum, "\"" o "\": [{]\"count\": ")
-		if (s != "" && match(s, f)) {
+		if (match(s, f)) {
 			# the errno map out first: a key in it is no figure
 			s = substr(s, 1, RLENGTH)
 			sub(/"errors_by_errno": [{][^}]*[}]/, "", s)
@@ -78,10 +78,10 @@ gate_figs() {
 			if (match(part, /"log2_hist_|"(online|offline)": [{]/))
 				part = substr(part, 1, RSTART - 1)
 		}
-		print pre "_bn=" (part == "" ? "" : num(last(part, "brake_count", "[0-9]*")))
-		print pre "_blo=" (part == "" ? "" : num(last(part, "brake_min_us", "[0-9.]*")))
-		print pre "_bmean=" (part == "" ? "" : num(last(part, "brake_mean_us", "[0-9.]*")))
-		print pre "_bhi=" (part == "" ? "" : num(last(part, "brake_max_us", "[0-9.]*")))
+		print pre "_bn=" num(last(part, "brake_count", "[0-9]*"))
+		print pre "_blo=" num(last(part, "brake_min_us", "[0-9.]*"))
+		print pre "_bmean=" num(last(part, "brake_mean_us", "[0-9.]*"))
+		print pre "_bhi=" num(last(part, "brake_max_us", "[0-9.]*"))
 	}
 	BEGIN {
 		hj = ENVIRON["GATE_HJ"]
