@@ -22,7 +22,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..18"
+echo "1..20"
 expect "vm/run -t 0" 1 "wants a positive number of seconds" "$root/vm/run" -t 0 brake
 expect "vm/run -t abc" 1 "wants a positive number of seconds" "$root/vm/run" -t abc brake
 expect "vm/run -c 0" 1 "wants a positive number of CPUs" "$root/vm/run" -c 0 brake
@@ -31,6 +31,7 @@ expect "vm/run unknown option" 64 "usage" "$root/vm/run" -z brake
 expect "vm/run no kernel" 1 "no kernel at" "$root/vm/run" -k /nonexistent brake
 expect "vm/run -x no archive" 1 "-x: no archive at /nonexistent" "$root/vm/run" -x /nonexistent brake
 expect "vm/run bad ACCEL" 1 "ACCEL must be auto, kvm or tcg" env ACCEL=xen "$root/vm/run" brake
+expect "vm/run bad VM_RT" 1 "VM_RT must be 0 or 1, not 'yes'" env VM_RT=yes "$root/vm/run" brake
 expect "vm/build-kernel unknown variant" 1 "unknown variant 'fast'" "$root/vm/build-kernel" 6.1 fast
 expect "vm/build-kernel unknown tree" 1 "not found" "$root/vm/build-kernel" 9.9
 expect "tests/fuzz/run 0 s" 1 "SECONDS must be a positive number" "$root/tests/fuzz/run" 0 cpulist
@@ -39,7 +40,7 @@ expect "tests/fuzz/run 0 s" 1 "SECONDS must be a positive number" "$root/tests/f
 lanes() {
 	printf '%b' "$1" | "$root/tests/run" --lanes
 }
-expect "tests/run, a case of phase C" 1 'phase "C", not A or B' \
+expect "tests/run, a case of phase C" 1 'phase "C", not A, H or B' \
 	lanes 'A|10|g|gate|braked||1000\nC|10|h|host|||true\n'
 expect "tests/run, a gate-fail case after another gate" 1 "gate-fail of g1 not in the group of that gate" \
 	lanes 'A|10|g1|gate|braked||1000\nA|10|g2|gate|braked||250\nA|+1|f|gate-fail|||g1 250 p99 offline\n'
@@ -49,14 +50,22 @@ expect "tests/run, a gate-fail case after a suite" 1 "gate-fail of s not in the 
 	lanes 'A|10|s|suite|braked||braked\nA|+1|f|gate-fail|||s 250 p99 offline\n'
 expect "tests/run, a case of an unknown kind" 1 'unknown kind "gaet"' \
 	lanes 'A|10|g|gaet|braked||1000\n'
-# phase A first, its groups longest first on the lane with less to do
-order=$(printf 'B|9|b|host|||true\nA|5|a1|suite|braked||x\nA|7|a2|suite|braked||x\nA|6|a3|suite|braked||x\n' |
+# phase A first, its groups longest first on the lane with less to do,
+# the host cases (H) longest first on one lane after A's, then B
+order=$(printf 'B|9|b|host|||true\nA|5|a1|suite|braked||x\nH|2|h1|host|||true\nA|7|a2|suite|braked||x\nH|4|h2|host|||true\nA|6|a3|suite|braked||x\n' |
 	"$root/tests/run" --lanes | cut -d'|' -f1-3 | tr '\n' ' ')
-if [ "$order" = "A|1|a2 A|2|a3 A|2|a1 B|1|b " ]; then
-	result ok "tests/run --lanes: phase A's groups longest first on the emptier lane, then B"
+if [ "$order" = "A|1|a2 A|2|a3 A|2|a1 A|3|h2 A|3|h1 B|1|b " ]; then
+	result ok "tests/run --lanes: phase A's groups longest first on the emptier lane, the host lane after them, then B"
 else
 	result fail "tests/run --lanes: got '$order'"
 fi
-expect "tests/run, LANES_H=1" 1 "LANES_H: the host lane beside phase A was removed" \
+order=$(printf 'H|2|h1|host|||true\nA|7|a1|suite|braked||x\n' |
+	LANES_A=1 "$root/tests/run" --lanes | cut -d'|' -f1-3 | tr '\n' ' ')
+if [ "$order" = "A|1|a1 A|2|h1 " ]; then
+	result ok "tests/run --lanes, LANES_A=1: the host lane is phase A's second"
+else
+	result fail "tests/run --lanes, LANES_A=1: got '$order'"
+fi
+expect "tests/run, LANES_H=1" 1 "LANES_H: no longer a setting" \
 	env LANES_H=1 "$root/tests/run" --lanes
 [ "$ktap_failed" = 0 ]

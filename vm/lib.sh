@@ -22,6 +22,16 @@ elapsed() {
 	awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'
 }
 
+# rt_usable: whether a guest may run at real-time priority here: chrt can
+# give SCHED_FIFO, and the kernel throttles real-time tasks (so that a
+# guest that spins still leaves the host's other tasks their share).
+rt_usable() {
+	local rt
+	rt=$(cat /proc/sys/kernel/sched_rt_runtime_us 2> /dev/null) || return 1
+	case "$rt" in ''|*[!0-9]*) return 1 ;; esac
+	chrt -f 1 true 2> /dev/null
+}
+
 # kernel_arch IMAGE: arm64 for an arm64 Image ("ARM\x64" at offset 56),
 # x86 for anything else (a bzImage).
 kernel_arch() {
