@@ -22,7 +22,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..23"
+echo "1..25"
 expect "vm/run -t 0" 1 "wants a positive number of seconds" "$root/vm/run" -t 0 brake
 expect "vm/run -t abc" 1 "wants a positive number of seconds" "$root/vm/run" -t abc brake
 expect "vm/run -c 0" 1 "wants a positive number of CPUs" "$root/vm/run" -c 0 brake
@@ -78,6 +78,15 @@ if [ "$order" = "A|1|a2 A|2|a3 A|2|a1 B|1|b B|2|h2 B|2|h1 " ]; then
 else
 	result fail "tests/run --lanes, VM_RT=0: got '$order'"
 fi
+expect "tests/run, a guest case in the host lane" 1 "phase H is for host cases, not suite" \
+	lanes 'H|10|s|suite|braked||braked\n'
+order=$(printf 'H|5|h|host|||true\nB|+1|x|host|||true\n' |
+	VM_RT=0 "$root/tests/run" --lanes 2>&1 > /dev/null)
+case "$order" in
+*"(+) no case of its phase before it"*)
+	result ok "tests/run --lanes, VM_RT=0: a (+) case after a host case is refused, as with VM_RT=1" ;;
+*)	result fail "tests/run --lanes, VM_RT=0: a (+) case after a host case: '$order'" ;;
+esac
 expect "tests/run, VM_RT=yes" 1 "VM_RT must be 0 or 1, not 'yes'" \
 	lanes_env VM_RT=yes
 expect "tests/run, an unknown selector" 1 "unknown selector 'nosuch'" \

@@ -23,22 +23,29 @@ elapsed() {
 }
 
 # rt_usable: whether a guest may run at real-time priority here (vm/run,
-# VM_RT=1): chrt can give SCHED_FIFO 1 and 2; real-time tasks are
-# throttled (runtime under period), so that a guest that spins leaves the
-# host's other tasks some time; and the host kernel is 6.12 or later, whose
-# fair server gives that time only when a normal task waits for it. Older
-# kernels idle a CPU's real-time tasks for the rest of each period once
-# they used their runtime (50 ms a second, a stall in a busy guest); not
-# measured here, so not used.
+# VM_RT=1): chrt can give SCHED_FIFO 1 and 2 (root, or RLIMIT_RTPRIO);
+# the host kernel is 6.12 or later, whose fair server lends each CPU's
+# normal tasks 50 ms a second when real-time tasks keep them waiting (where
+# debugfs shows its runtime, that must be above 0); and real-time bandwidth
+# is not switched off (sched_rt_runtime_us under its period). Older kernels
+# instead throttle a CPU's real-time tasks for the rest of each second once
+# they used 950 ms of it, whoever waits: a 50 ms stall in a busy guest. Not
+# measured, so not used.
 rt_usable() {
-	local rt period v
+	local rt period v fs
 	rt=$(cat /proc/sys/kernel/sched_rt_runtime_us 2> /dev/null) || return 1
 	period=$(cat /proc/sys/kernel/sched_rt_period_us 2> /dev/null) || return 1
-	case "$rt$period" in ''|*[!0-9]*) return 1 ;; esac
+	case "$rt" in ''|*[!0-9]*) return 1 ;; esac
+	case "$period" in ''|*[!0-9]*) return 1 ;; esac
 	[ "$rt" -lt "$period" ] || return 1
 	v=$(uname -r)
 	v=${v%%[!0-9.]*}
 	[ "$(printf '%s\n' 6.12 "$v" | sort -V | head -n 1)" = 6.12 ] || return 1
+	for fs in /sys/kernel/debug/sched/fair_server/cpu*/runtime; do
+		[ -r "$fs" ] || continue
+		v=$(cat "$fs" 2> /dev/null) || continue
+		case "$v" in ''|*[!0-9]*|0) return 1 ;; esac
+	done
 	chrt -f 1 true 2> /dev/null && chrt -f 2 true 2> /dev/null
 }
 
