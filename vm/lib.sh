@@ -56,7 +56,7 @@ rt_usable() {
 rt_guests() {
 	case "${VM_RT-}" in
 	0) return 1 ;;
-	1) rt_usable || die "VM_RT=1, but no real-time priority here (chrt -f 2, real-time tasks throttled, a host kernel of 6.12 or later)"
+	1) rt_usable || die "VM_RT=1, but no real-time priority here (chrt -f 2, real-time bandwidth on, a host kernel of 6.12 or later: vm/lib.sh, rt_usable)"
 	   return 0 ;;
 	'') ;;
 	*) die "VM_RT must be 0 or 1, not '$VM_RT'" ;;
