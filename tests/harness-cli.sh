@@ -35,14 +35,25 @@ expect "vm/run bad VM_RT" 1 "VM_RT must be 0 or 1, not 'yes'" env VM_RT=yes "$ro
 expect "vm/build-kernel unknown variant" 1 "unknown variant 'fast'" "$root/vm/build-kernel" 6.1 fast
 expect "vm/build-kernel unknown tree" 1 "not found" "$root/vm/build-kernel" 9.9
 expect "tests/fuzz/run 0 s" 1 "SECONDS must be a positive number" "$root/tests/fuzz/run" 0 cpulist
-# lanes_env VAR=VALUE: tests/run --lanes with VAR set (an empty plan)
-lanes_env() {
-	env "$1" "$root/tests/run" --lanes < /dev/null
-}
 # tests/run's plan: a case it would not run, or a must-fail case that
 # would not read its own gate's output, stops the runner before it starts
+# lanes PLAN [VAR=VALUE...]: tests/run --lanes on PLAN (printf %b), two
+# lanes a phase and real-time priority unless VAR=VALUE says otherwise
 lanes() {
-	printf '%b' "$1" | LANES_A=2 LANES_B=2 VM_RT=1 "$root/tests/run" --lanes
+	local plan=$1
+	shift
+	printf '%b' "$plan" | env LANES_A=2 LANES_B=2 VM_RT=1 "$@" "$root/tests/run" --lanes
+}
+# order_is DESC WANT PLAN [VAR=VALUE...]: the lanes' "phase|lane|name"s
+order_is() {
+	local desc=$1 want=$2 got
+	shift 2
+	got=$(lanes "$@" | cut -d'|' -f1-3 | tr '\n' ' ')
+	if [ "$got" = "$want" ]; then
+		result ok "tests/run --lanes$desc"
+	else
+		result fail "tests/run --lanes$desc: got '$got'"
+	fi
 }
 expect "tests/run, a case of phase C" 1 'phase "C", not A, H or B' \
 	lanes 'A|10|g|gate|braked||1000\nC|10|h|host|||true\n'
@@ -57,38 +68,19 @@ expect "tests/run, a case of an unknown kind" 1 'unknown kind "gaet"' \
 # phase A first, its groups longest first on the lane with less to do,
 # the host cases (H) longest first on one lane after A's, then B
 plan='B|9|b|host|||true\nA|5|a1|suite|braked||x\nH|2|h1|host|||true\nA|7|a2|suite|braked||x\nH|4|h2|host|||true\nA|6|a3|suite|braked||x\n'
-order=$(lanes "$plan" | cut -d'|' -f1-3 | tr '\n' ' ')
-if [ "$order" = "A|1|a2 A|2|a3 A|2|a1 A|3|h2 A|3|h1 B|1|b " ]; then
-	result ok "tests/run --lanes: phase A's groups longest first on the emptier lane, the host lane after them, then B"
-else
-	result fail "tests/run --lanes: got '$order'"
-fi
-order=$(printf '%b' "$plan" | LANES_A=1 LANES_B=2 VM_RT=1 "$root/tests/run" --lanes |
-	cut -d'|' -f1-3 | tr '\n' ' ')
-if [ "$order" = "A|1|a2 A|1|a3 A|1|a1 A|2|h2 A|2|h1 B|1|b " ]; then
-	result ok "tests/run --lanes, LANES_A=1: the host lane is phase A's second"
-else
-	result fail "tests/run --lanes, LANES_A=1: got '$order'"
-fi
+order_is ": phase A's groups longest first on the emptier lane, the host lane after them, then B" \
+	"A|1|a2 A|2|a3 A|2|a1 A|3|h2 A|3|h1 B|1|b " "$plan"
+order_is ", LANES_A=1: the host lane is phase A's second" \
+	"A|1|a2 A|1|a3 A|1|a1 A|2|h2 A|2|h1 B|1|b " "$plan" LANES_A=1
 # without real-time priority the host cases go to phase B
-order=$(printf '%b' "$plan" | LANES_A=2 LANES_B=2 VM_RT=0 "$root/tests/run" --lanes |
-	cut -d'|' -f1-3 | tr '\n' ' ')
-if [ "$order" = "A|1|a2 A|2|a3 A|2|a1 B|1|b B|2|h2 B|2|h1 " ]; then
-	result ok "tests/run --lanes, VM_RT=0: the host cases in phase B"
-else
-	result fail "tests/run --lanes, VM_RT=0: got '$order'"
-fi
+order_is ", VM_RT=0: the host cases in phase B" \
+	"A|1|a2 A|2|a3 A|2|a1 B|1|b B|2|h2 B|2|h1 " "$plan" VM_RT=0
 expect "tests/run, a guest case in the host lane" 1 "phase H is for host cases, not suite" \
 	lanes 'H|10|s|suite|braked||braked\n'
-order=$(printf 'H|5|h|host|||true\nB|+1|x|host|||true\n' |
-	VM_RT=0 "$root/tests/run" --lanes 2>&1 > /dev/null)
-case "$order" in
-*"(+) no case of its phase before it"*)
-	result ok "tests/run --lanes, VM_RT=0: a (+) case after a host case is refused, as with VM_RT=1" ;;
-*)	result fail "tests/run --lanes, VM_RT=0: a (+) case after a host case: '$order'" ;;
-esac
+expect "tests/run --lanes, VM_RT=0: a (+) case after a host case is refused, as with VM_RT=1" 1 \
+	"(+) no case of its phase before it" lanes 'H|5|h|host|||true\nB|+1|x|host|||true\n' VM_RT=0
 expect "tests/run, VM_RT=yes" 1 "VM_RT must be 0 or 1, not 'yes'" \
-	lanes_env VM_RT=yes
+	lanes '' VM_RT=yes
 expect "tests/run, an unknown selector" 1 "unknown selector 'nosuch'" \
 	env VM_RT=0 "$root/tests/run" nosuch
 expect "tests/run, LANES_H=1" 1 "LANES_H: no longer a setting" \
