@@ -22,7 +22,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..25"
+echo "1..32"
 expect "vm/run -t 0" 1 "wants a positive number of seconds" "$root/vm/run" -t 0 brake
 expect "vm/run -t abc" 1 "wants a positive number of seconds" "$root/vm/run" -t abc brake
 expect "vm/run -c 0" 1 "wants a positive number of CPUs" "$root/vm/run" -c 0 brake
@@ -31,7 +31,7 @@ expect "vm/run unknown option" 64 "usage" "$root/vm/run" -z brake
 expect "vm/run no kernel" 1 "no kernel at" "$root/vm/run" -k /nonexistent brake
 expect "vm/run -x no archive" 1 "-x: no archive at /nonexistent" "$root/vm/run" -x /nonexistent brake
 expect "vm/run bad ACCEL" 1 "ACCEL must be auto, kvm or tcg" env ACCEL=xen "$root/vm/run" brake
-expect "vm/run bad VM_RT" 1 "VM_RT must be 0 or 1, not 'yes'" env VM_RT=yes "$root/vm/run" brake
+expect "vm/run bad VM_RT" 1 "VM_RT must be 0, 1 or boot, not 'yes'" env VM_RT=yes "$root/vm/run" brake
 expect "vm/build-kernel unknown variant" 1 "unknown variant 'fast'" "$root/vm/build-kernel" 6.1 fast
 expect "vm/build-kernel unknown tree" 1 "not found" "$root/vm/build-kernel" 9.9
 expect "tests/fuzz/run 0 s" 1 "SECONDS must be a positive number" "$root/tests/fuzz/run" 0 cpulist
@@ -75,6 +75,10 @@ order_is ", LANES_A=1: the host lane is phase A's second" \
 # without real-time priority the host cases go to phase B
 order_is ", VM_RT=0: the host cases in phase B" \
 	"A|1|a2 A|2|a3 A|2|a1 B|1|b B|2|h2 B|2|h1 " "$plan" VM_RT=0
+# a tests/run started by a case of phase B (tests/interrupt.sh) inherits
+# its lane's VM_RT=boot, and takes it for 0
+order_is ", VM_RT=boot: as VM_RT=0" \
+	"A|1|a2 A|2|a3 A|2|a1 B|1|b B|2|h2 B|2|h1 " "$plan" VM_RT=boot
 expect "tests/run, a guest case in the host lane" 1 "phase H is for host cases, not suite" \
 	lanes 'H|10|s|suite|braked||braked\n'
 expect "tests/run --lanes, VM_RT=0: a (+) case after a host case is refused, as with VM_RT=1" 1 \
@@ -85,4 +89,25 @@ expect "tests/run, an unknown selector" 1 "unknown selector 'nosuch'" \
 	env VM_RT=0 "$root/tests/run" nosuch
 expect "tests/run, LANES_H=1" 1 "LANES_H: no longer a setting" \
 	env LANES_H=1 "$root/tests/run" --lanes
+# rt_check LOG LANE WANT [MIN]: a lane's VM_RT_LOG (printf %b) judged, as
+# tests/run judges each lane's after it (its verdict to stderr)
+rtdir=$(mktemp -d)
+trap 'rm -f "$tmp"; rm -rf "$rtdir"' EXIT
+rt_check() {
+	printf '%b' "$1" > "$rtdir/log"
+	shift
+	"$root/tests/run" --rt-check "$rtdir/log" "$@" >&2 && echo "# lane judged good" >&2
+}
+expect "tests/run, VM_RT_LOG: every boot of a phase A lane at real-time or said why not" 0 "judged good" \
+	rt_check 'a start\na rt\nb c start\nb c normal\n' A1 "rt normal" 2
+expect "tests/run, VM_RT_LOG: a boot whose vm/run said nothing of its priority" 1 "without an outcome, or the other way round: b" \
+	rt_check 'a start\na booted\nb start\n' B1 "booted normal"
+expect "tests/run, VM_RT_LOG: one guest's two outcomes do not stand for another's" 1 "without an outcome, or the other way round: \\(a b\\|b a\\)" \
+	rt_check 'a start\nb start\nb booted\nb booted\n' B1 "booted normal"
+expect "tests/run, VM_RT_LOG: a guest booted at real-time priority where none may be" 1 "not this lane's (none): a: booted" \
+	rt_check 'a start\na booted\n' B1 none
+expect "tests/run, VM_RT_LOG: a phase A guest left at normal priority without a word" 1 "not this lane's (rt normal): a: none" \
+	rt_check 'a start\na none\n' A1 "rt normal"
+expect "tests/run, VM_RT_LOG: fewer boots than the lane's guest cases (the log not written)" 1 "0 guests booted, fewer than its 1 cases" \
+	rt_check '' B1 "booted normal" 1
 [ "$ktap_failed" = 0 ]

@@ -38,6 +38,10 @@ run_case() {
 		${BOOT_ARGS:+-a "$BOOT_ARGS"} harness > "$tmp/$name.out" 2>&1
 	rc=$?
 	took=$(($(date +%s) - t0))
+	# less the time its boots waited for other guests' (vm/run, VM_RT=boot)
+	took=$((took - $(awk -F', ' '/s waiting for another boot before/ {
+		for (i = 1; i <= NF; i++) if ($i ~ / s waiting for another boot/) w += $i
+	} END { printf "%d", w }' "$tmp/$name.out")))
 	# a broken guest's re-boot is not a re-measure of this suite
 	sed -e 's/re-measured:/re-measured (a harness guest):/' -e 's/^/# /' "$tmp/$name.out"
 	left=$(pgrep -f "harness-$name.pid" || true)
