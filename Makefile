@@ -208,6 +208,13 @@ HOST_TESTS := $(BUILD)/hpop-san $(BUILD)/test_hpop_parse $(BUILD)/test_hplat_rep
 check-host: $(HOST_TESTS)
 	$(Q)tests/run host
 
+# the tools' sub-make: a job per core, unless the caller gave -j (then
+# the caller's jobs). The tools, test binaries and initramfs of a fresh
+# clone, as make check builds them: 19.0-19.3 s one job at a time,
+# 12.8-13.5 s with -j2 (2 cores).
+SUBMAKE = $(MAKE) -s --no-print-directory \
+	$(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc))
+
 # vanilla and braked kernels of each of $(KVERS), and the debug kernel of
 # those also in $(DEBUG_KVERS)
 BUILD_KERNELS = for v in $(KVERS); do \
@@ -219,7 +226,7 @@ BUILD_KERNELS = for v in $(KVERS); do \
 # (the cross compiler whatever CC the caller gave; nothing of arm64 with
 # ARM64_KVERS empty)
 BUILD_ARM64 = $(if $(ARM64_KVERS),for v in $(ARM64_KVERS); do ARCH=arm64 vm/build-kernel $$v || exit 1; done && \
-	$(MAKE) -s --no-print-directory ARCH=arm64 CC=aarch64-linux-gnu-gcc \
+	$(SUBMAKE) ARCH=arm64 CC=aarch64-linux-gnu-gcc \
 		BTF_KVER=$(firstword $(ARM64_KVERS)) initramfs,true)
 check check-guest: DEPS_ARCH := $(if $(ARM64_KVERS),arm64)
 
@@ -227,7 +234,7 @@ check check-guest: DEPS_ARCH := $(if $(ARM64_KVERS),arm64)
 check-guest: deps
 	$(Q)$(BUILD_KERNELS)
 	$(Q)$(BUILD_ARM64)
-	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
+	$(Q)$(SUBMAKE) $(INITRAMFS)
 	$(Q)tests/run $(KVERS) $(addprefix arm64-,$(ARM64_KVERS))
 
 # Every test: host unit tests, then guest tests on both kernels of each
@@ -235,17 +242,17 @@ check-guest: deps
 check: deps
 	$(Q)$(BUILD_KERNELS)
 	$(Q)$(BUILD_ARM64)
-	$(Q)$(MAKE) -s --no-print-directory $(HOST_TESTS) $(INITRAMFS)
+	$(Q)$(SUBMAKE) $(HOST_TESTS) $(INITRAMFS)
 	$(Q)tests/run host $(KVERS) $(addprefix arm64-,$(ARM64_KVERS)) report mutant
 
 demo: deps
 	$(Q)vm/build-kernel $(KVER)
-	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
+	$(Q)$(SUBMAKE) $(INITRAMFS)
 	$(Q)KVER=$(KVER) VARIANT=braked vm/run -t $(if $(KTAG),600,240) demo
 
 shell: deps
 	$(Q)vm/build-kernel $(KVER)
-	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
+	$(Q)$(SUBMAKE) $(INITRAMFS)
 	$(Q)KVER=$(KVER) VARIANT=$(VARIANT) vm/run -a "$(ARGS)" shell
 
 # The gate. With KERNEL=bzImage EXPECT_BRAKE_MS=N [VMLINUX=...]: vm/gate
@@ -254,7 +261,7 @@ shell: deps
 # judged again with vm/gate GATE_FROM=, vanilla expecting a brake and
 # braked expecting a shorter one, must fail).
 gate: deps
-	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
+	$(Q)$(SUBMAKE) $(INITRAMFS)
 ifneq ($(KERNEL),)
 	$(Q)test -n "$(EXPECT_BRAKE_MS)" || { echo "make gate: KERNEL= needs EXPECT_BRAKE_MS= (see vm/gate)" >&2; exit 64; }
 	$(Q)KERNEL="$(KERNEL)" EXPECT_BRAKE_MS="$(EXPECT_BRAKE_MS)" VMLINUX="$(VMLINUX)" vm/gate
@@ -267,7 +274,7 @@ endif
 # it (KVER's braked kernel); the kill table goes to docs/reliability.md.
 mutants: deps
 	$(Q)vm/build-kernel $(KVER)
-	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS) $(BUILD)/hpop $(BUILD)/hpload
+	$(Q)$(SUBMAKE) $(INITRAMFS) $(BUILD)/hpop $(BUILD)/hpload
 	$(Q)vm/mutants -k $(KVER) $(MUTANTS)
 	$(Q)vm/mutants-table $(BUILD)/mutants/table.md docs/reliability.md
 
@@ -275,7 +282,7 @@ mutants: deps
 # (brake, testers) cell with the planted bugs of tests/module/.
 bugcost: deps
 	$(Q)vm/build-kernel $(KVER)
-	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
+	$(Q)$(SUBMAKE) $(INITRAMFS)
 	$(Q)KVER=$(KVER) BRAKES="$(BRAKES)" TESTERS="$(TESTERS)" MINUTES="$(MINUTES)" \
 		OUT="$(or $(OUT),$(BUILD)/bugcost.ndjson)" vm/bugcost
 
@@ -291,9 +298,9 @@ REPORT_ARM64 = $(sort $(patsubst arm64-%,%,$(filter arm64-%,$(firstword $(subst 
 report: DEPS_ARCH := $(if $(REPORT_ARM64),arm64)
 report: deps
 	$(Q)for v in $(sort $(KVER) $(KVERS)); do vm/build-kernel $$v || exit 1; done
-	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
+	$(Q)$(SUBMAKE) $(INITRAMFS)
 	$(Q)$(if $(REPORT_ARM64),for v in $(REPORT_ARM64); do ARCH=arm64 vm/build-kernel $$v || exit 1; done && \
-		$(MAKE) -s --no-print-directory ARCH=arm64 CC=aarch64-linux-gnu-gcc \
+		$(SUBMAKE) ARCH=arm64 CC=aarch64-linux-gnu-gcc \
 		BTF_KVER=$(firstword $(REPORT_ARM64)) initramfs,true)
 	$(Q)vm/report
 	$(Q)tests/report-check.sh $(or $(OUT),$(BUILD)/report)
@@ -301,7 +308,7 @@ report: deps
 # Tracer overhead on the vanilla kernel; writes docs/overhead.md.
 bench-overhead: deps
 	$(Q)vm/build-kernel $(KVER)
-	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
+	$(Q)$(SUBMAKE) $(INITRAMFS)
 	$(Q)KVER=$(KVER) vm/bench-overhead
 
 # Each fuzzer for FUZZ_SECONDS, from its corpus in tests/fuzz/corpus/;
@@ -312,7 +319,7 @@ fuzz: $(FUZZ_BINS)
 # The long soak (120 s) on every kernel of $(KVERS).
 soak: deps
 	$(Q)$(BUILD_KERNELS)
-	$(Q)$(MAKE) -s --no-print-directory $(INITRAMFS)
+	$(Q)$(SUBMAKE) $(INITRAMFS)
 	$(Q)tests/run $(addprefix soak-,$(KVERS))
 
 # The static tools and their man pages, for a test box of one's own: to
