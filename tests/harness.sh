@@ -3,7 +3,8 @@
 # run within its timeout, say why, show the last console lines, and leave
 # no QEMU process behind (one that reports and lingers keeps its status). The broken guests are tiny initramfs images
 # (static busybox and a one-line /init), booted on a real kernel, and one
-# the real initramfs on a kernel told to keep its hrtimers on the tick. KTAP.
+# the real initramfs on a kernel told to keep its hrtimers on the tick;
+# a warning on the console fails a boot that asks for a second. KTAP.
 #
 # usage: tests/harness.sh KVER VARIANT
 set -u
@@ -65,7 +66,7 @@ run_case() {
 }
 
 echo "KTAP version 1"
-echo "1..18"
+echo "1..22"
 # PID 1 exits: "Attempted to kill init!", and panic=-1 reboots at once
 initramfs panic 'exit 3'
 run_case panic 60 1 'guest kernel panicked'
@@ -92,4 +93,13 @@ cp "$(initramfs_of x86)" "$tmp/tickbound.cpio.gz"
 BOOT_ARGS=noapictimer run_case tickbound 60 1 \
 	'hrtimers not high-resolution on a second boot either' \
 	'booted again, hrtimers high-resolution on 0 of'
+# a boot that ran nothing for its tick-bound hrtimers (as vm/init says
+# it) but warned first: the warning fails it, no second boot wipes it out
+initramfs tickwarn 'echo "WARNING: CPU: 0 PID: 1 at harness.sh:1 fake+0x0/0x0" > /dev/kmsg; echo "hpbrake init: hrtimers high-resolution on 0 of 4 CPUs" > /dev/kmsg; echo "hpbrake-exit: 75" > /dev/ttyS1; /bin/busybox reboot -f'
+run_case tickwarn 60 1 'guest kernel reported a problem'
+if grep -q 'booted again' "$tmp/tickwarn.out"; then
+	result fail "tickwarn: booted again: $(grep 'booted again' "$tmp/tickwarn.out")"
+else
+	result ok "tickwarn: not booted again"
+fi
 [ "$ktap_failed" = 0 ]
