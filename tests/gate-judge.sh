@@ -57,7 +57,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..61"
+echo "1..62"
 expect "good braked run" 1000 "" "" ""
 expect "vanilla told to expect nothing" 0 "$van_sed" "" ""
 expect "an op under the brake" 1000 's/"min_us": 1045000.0/"min_us": 999000.0/' "" "1"
@@ -129,7 +129,8 @@ rec=$tmp/gate-rec.out
 	for i in 1 2 3 4 5 6 7; do echo "ok $i check $i"; done
 	echo "# vm: guest exited 0 after 20.1 s"
 } | sed 's/$/\r/' > "$rec"   # CR LF, as the guest's serial line ends them
-echo "[    1.000000] a quiet boot" > "$tmp/gate-rec.console"
+printf '%s\n' "[    0.000000] Linux version 6.1.0-test (test@host) #1 SMP" \
+	"[    1.000000] a quiet boot" > "$tmp/gate-rec.console"
 # variant NAME CMD...: $tmp/NAME.out, the recording through CMD, with the
 # recording's console beside it
 variant() {
@@ -165,8 +166,14 @@ again 250 "2 3"
 again 0 "2 3"
 # a console with a WARNING fails check 8 alone
 cp "$rec" "$tmp/warn.out"
-echo "[    2.000000] WARNING: CPU: 1 PID: 1 at kernel/cpu.c:1 test" > "$tmp/warn.console"
+{ cat "$tmp/gate-rec.console"
+  echo "[    2.000000] WARNING: CPU: 1 PID: 1 at kernel/cpu.c:1 test"; } > "$tmp/warn.console"
 again 1000 "8" "$tmp/warn.out"
+# and so does one without the kernel's banner (not captured: no splat
+# could show either)
+cp "$rec" "$tmp/nobanner.out"
+echo "[    1.000000] a quiet boot" > "$tmp/nobanner.console"
+again 1000 "8" "$tmp/nobanner.out"
 # bad recordings: one line on stderr, exit 1, no KTAP
 bad_rec() {
 	local desc=$1 file=$2 msg=$3
