@@ -10,7 +10,8 @@
 # - a system sleep transition is not held up by a writer in the longest
 #   brake the knob accepts (pm_test=freezer, freeze): the brake steps aside
 #   (cpuhp_brake ret -ERESTARTNOINTR), the write restarts after the thaw,
-#   and a SIGKILL then ends it with the CPU unchanged.
+#   a SIGKILL then ends it with the CPU unchanged, and the brake holds
+#   again after it (both ops in their 250 ms windows).
 #
 # usage: callers.sh   (unbraked requests must take less than the slower
 #        unbraked p99 of this kernel + 20 ms: unbraked_p99)
@@ -20,7 +21,7 @@ fast=$(op_hi 0 offline)
 [ "$(op_hi 0 online)" -gt "$fast" ] && fast=$(op_hi 0 online)
 echo "# unbraked requests must take less than $fast ms"
 CPU=/sys/devices/system/cpu
-ktap_plan 15
+ktap_plan 17
 brake=1000
 echo "$brake" > "$KNOB" || exit 1
 
@@ -31,14 +32,19 @@ wpid=$!
 sleep 0.3
 r=$(hpop timed-read $CPU/cpu1/online)
 hp_parse "$r"
-read_us=$OP_US read_val=${r##*value=}
+read_us=$OP_US read_ret=$OP_RET read_val=${r##*value=}
 wait "$wpid"
 hp_parse "$(cat /tmp/writer.out)"
 echo "# reader: $(us_to_ms "$read_us") ms during a write of $(us_to_ms "$OP_US") ms"
-if [ "$read_us" -le 10000 ] && [ "$OP_RET" = 0 ] && [ "$OP_US" -ge $((brake * 1000)) ]; then
-	ok "cpu1/online read during cpu1's $brake ms brake: $(us_to_ms "$read_us") ms (<= 10 ms)"
+# the bound: one 4 ms tick (HZ=250) above the slowest read measured in
+# make check, 1.0 ms (0.1-0.2 ms in 69 of 74 runs); a reader that waits
+# for the writer's device lock waits out the brake (731.9 ms, the
+# locked-reader mutant)
+if [ "$read_ret" = 0 ] && [ "$read_us" -ge 0 ] && [ "$read_us" -le 5000 ] &&
+   [ "$OP_RET" = 0 ] && [ "$OP_US" -ge $((brake * 1000)) ]; then
+	ok "cpu1/online read during cpu1's $brake ms brake: $(us_to_ms "$read_us") ms (<= 5 ms)"
 else
-	not_ok "cpu1/online read during cpu1's brake: $(us_to_ms "$read_us") ms (want <= 10), writer ret $OP_RET after $(us_to_ms "$OP_US") ms"
+	not_ok "cpu1/online read during cpu1's brake: ret $read_ret after $(us_to_ms "$read_us") ms (want 0, <= 5 ms), writer ret $OP_RET after $(us_to_ms "$OP_US") ms"
 fi
 check_eq "the reader saw the state from before the write" "$read_val" 1
 hp_op 1 online
@@ -102,12 +108,12 @@ else
 fi
 check_eq "cpu3 back at state $st" "$(cat $CPU/cpu3/hotplug/state)" "$st"
 
-# 12-17. the freezer with a writer in the longest brake the knob takes
+# 12-19. the freezer with a writer in the longest brake the knob takes
 # (vm/kernel.config sets PM_DEBUG: a kernel without it fails here, not
 # skips, since these are the only checks a brake the freezer waits for
 # can fail)
 if [ ! -w /sys/power/pm_test ]; then
-	for i in 1 2 3 4 5 6; do
+	for i in 1 2 3 4 5 6 7 8; do
 		not_ok "freezer: no /sys/power/pm_test (CONFIG_PM_DEBUG, set by vm/kernel.config)"
 	done
 	ktap_done
@@ -131,10 +137,15 @@ echo 20000 > /sys/power/pm_freeze_timeout
 dmesg | grep -i 'freez' | sed 's/^/# dmesg: /' | tail -n 4
 check_eq "echo freeze > /sys/power/state (pm_test=freezer) with a writer in a $max ms brake succeeds ($fr_ms ms)" \
 	"$fr" "0 0"
-if dmesg | grep -q 'Freezing of tasks failed'; then
-	not_ok "the freezer froze every task: $(dmesg | grep 'Freezing of tasks failed' | head -n 1)"
+# both stages said "completed", neither "failed" nor "aborted" (6.1:
+# "Freezing of tasks failed after", 6.12: "Freezing user space
+# processes failed after")
+fz_bad=$(dmesg | grep -E 'Freezing .*(failed|aborted) after' | head -n 1)
+fz_done=$(dmesg | grep -cE 'Freezing (user space processes|remaining freezable tasks) completed')
+if [ -z "$fz_bad" ] && [ "$fz_done" = 2 ]; then
+	ok "the freezer froze every task (both stages completed, none failed)"
 else
-	ok "the freezer froze every task (no 'Freezing of tasks failed')"
+	not_ok "the freezer froze every task: $fz_done of 2 stages completed; ${fz_bad:-no failure line}"
 fi
 set -- $(brake_events | head -n 1)
 check_eq "the brake stepped aside: cpuhp_brake cpu3 offline ret -ERESTARTNOINTR (-513)" \
@@ -151,16 +162,13 @@ sleep 0.2
 set -- $(brake_events | tail -n 1)
 check_eq "SIGKILL ends the restarted brake: ret -EINTR, cpu3 unchanged" \
 	"${5:-none} $(cpu_state 3)" "-4 1"
-echo 250 > "$KNOB"
-hp_op 3 offline
-s="$OP_RET $(us_to_ms "$OP_US")"
-hp_op 3 online
-set -- $s
-if [ "$1" = 0 ] && [ "${2%.*}" -ge 250 ] && [ "$OP_RET" = 0 ]; then
-	ok "after the transition the brake holds again: cpu3 offline $2 ms at 250 ms"
+if echo 250 > "$KNOB" && [ "$(cat "$KNOB")" = 250 ]; then
+	ok "after the transition the knob takes 250"
 else
-	not_ok "after the transition: offline ret $1 after $2 ms (want >= 250), online ret $OP_RET"
+	not_ok "after the transition the knob takes 250: it reads $(cat "$KNOB")"
 fi
+check_op 3 offline 250 "$(op_hi 250 offline)"
+check_op 3 online 250 "$(op_hi 250 online)"
 trace_off
 echo 1000 > "$KNOB"
 ktap_done

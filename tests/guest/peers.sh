@@ -35,17 +35,27 @@ sed 's/^/# /' /tmp/peer.line
 check_eq "stress-ng --cpu-online-ops $ops: exit 0, hplat counts $ops offline and $ops online" \
 	"$rc $h_off_n $h_on_n" "0 $ops $ops"
 
-# the cross-check: hplat's mean against stress-ng's per-action figure
-if [ "$brake" = none ]; then
-	ok "hplat mean vs stress-ng within 5 % # SKIP vanilla: for ops of a few ms the syscall around them (~0.7 ms in stress-ng's figure) exceeds 5 %; the bound is for the braked kernel"
-elif [ -n "$s_off" ] && [ -n "$s_on" ] &&
-     within "$h_off_mean" "$(awk -v s="$s_off" 'BEGIN { print s * 1000 }')" \
-	"$(awk -v s="$s_off" 'BEGIN { print s * 1000 * 0.05 }')" &&
-     within "$h_on_mean" "$(awk -v s="$s_on" 'BEGIN { print s * 1000 }')" \
-	"$(awk -v s="$s_on" 'BEGIN { print s * 1000 * 0.05 }')"; then
-	ok "hplat mean within 5 % of stress-ng: offline $(us_to_ms "${h_off_mean%.*}") vs $s_off ms, online $(us_to_ms "${h_on_mean%.*}") vs $s_on ms"
+# the cross-check: hplat's mean against stress-ng's per-action figure.
+# stress-ng times the write(2) that hplat's op lies within, over the
+# same ops (counted above): hplat's mean is never above it, on either
+# kernel (in make check's runs to 2026-12-07 it was 0.34-5.6 ms below
+# on vanilla, 0.71-2.5 ms on the braked kernel at 100 ms: 146 and 148
+# means). Below it by no more than 5 % on the braked kernel; not judged
+# on vanilla, whose ops of a few ms the syscall around them (0.7 ms and
+# more) outgrows.
+gap_ok() {	# STRESS_MS HPLAT_MEAN_US MAX_FRACTION (-1: no upper bound)
+	awk -v s="$1" -v h="$2" -v f="$3" 'BEGIN {
+		if (s == "" || h == "") exit 1
+		g = s * 1000 - h
+		exit !(g >= 0 && (f < 0 || g <= s * 1000 * f)) }'
+}
+frac=0.05 how="not above stress-ng's per action, nor 5 % below it"
+[ "$brake" != none ] ||
+	frac=-1 how="not above stress-ng's per action (no lower bound on vanilla)"
+if gap_ok "$s_off" "$h_off_mean" "$frac" && gap_ok "$s_on" "$h_on_mean" "$frac"; then
+	ok "hplat mean $how: offline $(us_to_ms "${h_off_mean%.*}") vs $s_off ms, online $(us_to_ms "${h_on_mean%.*}") vs $s_on ms"
 else
-	not_ok "hplat mean vs stress-ng: offline $(us_to_ms "${h_off_mean%.*}") vs ${s_off:-?} ms, online $(us_to_ms "${h_on_mean%.*}") vs ${s_on:-?} ms, more than 5 % apart"
+	not_ok "hplat mean $how: offline $(us_to_ms "${h_off_mean%.*}") vs ${s_off:-?} ms, online $(us_to_ms "${h_on_mean%.*}") vs ${s_on:-?} ms"
 fi
 
 # the kernel's selftest: one CPU offline and back online
