@@ -22,7 +22,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..32"
+echo "1..35"
 expect "vm/run -t 0" 1 "wants a positive number of seconds" "$root/vm/run" -t 0 brake
 expect "vm/run -t abc" 1 "wants a positive number of seconds" "$root/vm/run" -t abc brake
 expect "vm/run -c 0" 1 "wants a positive number of CPUs" "$root/vm/run" -c 0 brake
@@ -87,6 +87,10 @@ expect "tests/run, VM_RT=yes" 1 "VM_RT must be 0 or 1, not 'yes'" \
 	lanes '' VM_RT=yes
 expect "tests/run, an unknown selector" 1 "unknown selector 'nosuch'" \
 	env VM_RT=0 "$root/tests/run" nosuch
+expect "tests/run, a gate selector of no base tree" 1 "unknown selector 'gate-6.13' (no kernel-patch/6.13)" \
+	env VM_RT=0 "$root/tests/run" gate-6.13
+expect "tests/run, a soak selector of no base tree" 1 "unknown selector 'soak-6.13' (no kernel-patch/6.13)" \
+	env VM_RT=0 "$root/tests/run" soak-6.13
 expect "tests/run, LANES_H=1" 1 "LANES_H: no longer a setting" \
 	env LANES_H=1 "$root/tests/run" --lanes
 # rt_check LOG LANE WANT [MIN]: a lane's VM_RT_LOG (printf %b) judged, as
@@ -110,4 +114,6 @@ expect "tests/run, VM_RT_LOG: a phase A guest left at normal priority without a 
 	rt_check 'a start\na none\n' A1 "rt normal"
 expect "tests/run, VM_RT_LOG: fewer boots than the lane's guest cases (the log not written)" 1 "0 guests booted, fewer than its 1 cases" \
 	rt_check '' B1 "booted normal" 1
+expect "tests/run, VM_RT_LOG: a guest booted in a lane of host tests" 1 "1 guests booted, more than 0: no case of it boots one" \
+	rt_check 'a start\na none\n' A3 none 0 0
 [ "$ktap_failed" = 0 ]
