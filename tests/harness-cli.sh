@@ -22,7 +22,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..35"
+echo "1..38"
 expect "vm/run -t 0" 1 "wants a positive number of seconds" "$root/vm/run" -t 0 brake
 expect "vm/run -t abc" 1 "wants a positive number of seconds" "$root/vm/run" -t abc brake
 expect "vm/run -c 0" 1 "wants a positive number of CPUs" "$root/vm/run" -c 0 brake
@@ -30,6 +30,9 @@ expect "vm/run unknown scenario" 1 "no scenario tests/guest/nosuch.sh" "$root/vm
 expect "vm/run unknown option" 64 "usage" "$root/vm/run" -z brake
 expect "vm/run no kernel" 1 "no kernel at" "$root/vm/run" -k /nonexistent brake
 expect "vm/run -x no archive" 1 "-x: no archive at /nonexistent" "$root/vm/run" -x /nonexistent brake
+printf 'not gzip' > "$tmp.cpio"
+expect "vm/run -x an uncompressed archive" 1 "-x: $tmp.cpio is not a gzip'd cpio archive" "$root/vm/run" -x "$tmp.cpio" brake
+rm -f "$tmp.cpio"
 expect "vm/run bad ACCEL" 1 "ACCEL must be auto, kvm or tcg" env ACCEL=xen "$root/vm/run" brake
 expect "vm/run bad VM_RT" 1 "VM_RT must be 0, 1 or boot, not 'yes'" env VM_RT=yes "$root/vm/run" brake
 expect "vm/build-kernel unknown variant" 1 "unknown variant 'fast'" "$root/vm/build-kernel" 6.1 fast
@@ -89,6 +92,14 @@ expect "tests/run, an unknown selector" 1 "unknown selector 'nosuch'" \
 	env VM_RT=0 "$root/tests/run" nosuch
 expect "tests/run, a gate selector of no base tree" 1 "unknown selector 'gate-6.13' (no kernel-patch/6.13)" \
 	env VM_RT=0 "$root/tests/run" gate-6.13
+expect "tests/run, an arm64 gate selector of no base tree" 1 "unknown selector 'gate-arm64-6.13' (no kernel-patch/6.13)" \
+	env VM_RT=0 "$root/tests/run" gate-arm64-6.13
+got=$("$root/tests/run" --cases gate-arm64-6.1 2>&1 | cut -d'|' -f3 | tr '\n' ' ')
+if [ "$got" = "arm64-6.1-gate-braked arm64-6.1-gate-catches-short arm64-6.1-gate-vanilla arm64-6.1-gate-catches-vanilla " ]; then
+	result ok "tests/run, gate-arm64-6.1 (make gate ARCH=arm64): the arm64 gates and their must-fail cases"
+else
+	result fail "tests/run, gate-arm64-6.1: $got"
+fi
 expect "tests/run, a soak selector of no base tree" 1 "unknown selector 'soak-6.13' (no kernel-patch/6.13)" \
 	env VM_RT=0 "$root/tests/run" soak-6.13
 expect "tests/run, LANES_H=1" 1 "LANES_H: no longer a setting" \
