@@ -33,6 +33,17 @@ sleep 0.3
 r=$(hpop timed-read $CPU/cpu1/online)
 hp_parse "$r"
 read_us=$OP_US read_ret=$OP_RET read_val=${r##*value=}
+# A read over 5 ms but under 100, the writer still in its brake, lost
+# its core for a while (noise, upward only): read once more, counted. A
+# reader that waits for the writer's device lock waits out the rest of
+# the brake, about 700 ms, and is not read again.
+if [ "$read_ret" = 0 ] && [ "$read_us" -gt 5000 ] && [ "$read_us" -lt 100000 ] &&
+   kill -0 "$wpid" 2> /dev/null; then
+	remeasure "cpu1/online read in $(us_to_ms "$read_us") ms during the brake, over 5 ms"
+	r=$(hpop timed-read $CPU/cpu1/online)
+	hp_parse "$r"
+	read_us=$OP_US read_ret=$OP_RET read_val=${r##*value=}
+fi
 wait "$wpid"
 hp_parse "$(cat /tmp/writer.out)"
 echo "# reader: $(us_to_ms "$read_us") ms during a write of $(us_to_ms "$OP_US") ms"
@@ -49,7 +60,7 @@ fi
 check_eq "the reader saw the state from before the write" "$read_val" 1
 hp_op 1 online
 
-# 3-9. in-kernel requests: not braked, no record; sysfs: braked, recorded
+# 3-7. in-kernel requests: not braked, no record; sysfs: braked, recorded
 mod=/lib/modules/hpbrake/hpbrake_kcaller.ko
 OPF=/sys/kernel/debug/hpbrake_kcaller/op
 check_eq "insmod hpbrake_kcaller" "$(insmod "$mod" 2>&1; echo $?)" 0
@@ -91,7 +102,7 @@ check_eq "rmmod: no module, no debugfs directory left" \
 	"$(grep -c hpbrake /proc/modules) $([ -e /sys/kernel/debug/hpbrake_kcaller ] && echo left || echo gone)" \
 	"0 gone"
 
-# 10-11. the debug interface cpuN/hotplug/target is not braked
+# 8-9. the debug interface cpuN/hotplug/target is not braked
 trace_on cpuhp_brake
 st=$(cat $CPU/cpu3/hotplug/state)
 hp_parse "$(hpop write $CPU/cpu3/hotplug/target 0)"
@@ -108,7 +119,7 @@ else
 fi
 check_eq "cpu3 back at state $st" "$(cat $CPU/cpu3/hotplug/state)" "$st"
 
-# 12-19. the freezer with a writer in the longest brake the knob takes
+# 10-17. the freezer with a writer in the longest brake the knob takes
 # (vm/kernel.config sets PM_DEBUG: a kernel without it fails here, not
 # skips, since these are the only checks a brake the freezer waits for
 # can fail)

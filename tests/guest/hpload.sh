@@ -30,14 +30,14 @@ else
 	not_ok "hpload exited $rc; online: $(cat /sys/devices/system/cpu/cpu*/online | tr '\n' ' ')"
 fi
 
-# After SIGINT hpload's main loop sees it within its 50 ms tick, each of
-# the 4 writers ends the op it is in (they queue on the hotplug lock: at
-# most 4 ops, each in its window), and the CPUs left offline, 3 at most,
-# come back one after the other: that is its bound. An hpload that
-# ignores SIGINT runs out its 60 s.
+# After SIGINT hpload's main loop sees it within its 50 ms tick, the
+# writers end the ops they are in (one per CPU at a time, 3 at most,
+# queued on the hotplug lock: each in its window), and the CPUs left
+# offline, 3 at most, come back one after the other: that is its bound.
+# An hpload that ignores SIGINT runs out its 60 s.
 b=0
 [ -e "$KNOB" ] && b=$(cat "$KNOB")
-sig_hi=$((50 + 4 * $(op_hi "$b" offline) + 3 * $(op_hi "$b" online)))
+sig_hi=$((50 + 3 * $(op_hi "$b" offline) + 3 * $(op_hi "$b" online)))
 hpload -t 4 -p random -d 60 > /tmp/hpload.txt 2>&1 &
 pid=$!
 sleep 2
