@@ -4,7 +4,9 @@
 # WARNING, BUG, Oops, lockdep report or hung task in the kernel log, every
 # CPU online at the end).
 #
-# usage: soak.sh SECONDS [tiny]
+# usage: soak.sh SECONDS [tiny|lockdep]
+#   lockdep: the kernel must have lockdep (the debug suite's): without it
+#   the lockdep check fails instead of skipping
 #   tiny: a 4 KiB ring buffer (73 events), and hplat stopped (SIGSTOP)
 #   for 8 s in the middle of the run so that it fills: events are
 #   dropped, each drop is counted, and trace lines + drops still equal
@@ -12,8 +14,14 @@
 #   10 ops/s (vanilla).
 . /scenarios/lib/ktap.sh
 
-secs=${1:?usage: soak.sh SECONDS [tiny]}
-tiny=${2:-}
+secs=${1:?usage: soak.sh SECONDS [tiny|lockdep]}
+tiny="" want_lockdep=""
+case "${2:-}" in
+"") ;;
+tiny) tiny=1 ;;
+lockdep) want_lockdep=1 ;;
+*) echo "# soak.sh: tiny or lockdep, not '$2'"; exit 2 ;;
+esac
 if [ -n "$tiny" ] && [ "$secs" -lt 12 ]; then
 	echo "# soak.sh: tiny needs at least 12 seconds"
 	exit 2
@@ -100,6 +108,8 @@ fi
 if [ -r /proc/lockdep_stats ]; then
 	check_eq "lockdep ran the whole soak (debug_locks)" \
 		"$(sed -n 's/^ *debug_locks: *//p' /proc/lockdep_stats)" 1
+elif [ -n "$want_lockdep" ]; then
+	not_ok "lockdep ran the whole soak: this kernel has no lockdep (no /proc/lockdep_stats)"
 else
 	ok "lockdep ran the whole soak # SKIP kernel without lockdep"
 fi
