@@ -207,11 +207,6 @@ us_stats() {
 		print NR, v[1], v[r], v[NR] }'
 }
 
-# within A B TOL: |A - B| <= TOL (numbers with fractions)
-within() {
-	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'
-}
-
 T=/sys/kernel/tracing
 
 # trace_on EVENT...: empty the trace buffer and record these cpuhp events
