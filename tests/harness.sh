@@ -74,7 +74,7 @@ run_case panic 60 1 'guest kernel panicked'
 # the guest hangs and never reports; its /init must have run (a boot
 # slower than the 8 s would time out too, but test nothing)
 initramfs hang 'echo "hpbrake-harness: init loops" > /dev/kmsg; while :; do /bin/busybox sleep 1; done'
-# (over in 8-9 s in make check; at most the timeout, vm/run's 5 s to
+# (over in 8-10 s in make check; at most the timeout, vm/run's 5 s to
 # SIGKILL after its SIGTERM, and 1 s: 14)
 MAX_S=14 run_case hang 8 1 'guest timed out after 8 s' 'hpbrake-harness: init loops'
 # it leaves without reporting a status
