@@ -371,7 +371,7 @@ help:
 	@echo '             (expect none) KVER kernels, and the cases that must'
 	@echo '             fail; with KERNEL=bzImage EXPECT_BRAKE_MS=N'
 	@echo '             [VMLINUX=vmlinux]: vm/gate on that kernel'
-	@echo '  mutants    broken brakes and tracers (tests/mutants/, MUTANTS=),'
+	@echo '  mutants    broken brakes, tracer and load (tests/mutants/, MUTANTS=),'
 	@echo '             each must be caught; kill table to docs/reliability.md'
 	@echo '  check-series  the series patch by patch: checkpatch --strict,'
 	@echo '             W=1 builds, the same code with the brake off'
