@@ -48,14 +48,39 @@ killed_op 3 offline 1 TERM
 check_op 3 offline "$brake" "$hi_off"
 check_op 3 online "$brake" "$hi_on"
 
-# a caught SIGINT is not fatal: the killable sleep goes on, the op is done
-hp_parse "$(hpop -k 300 -s INT -c op 1 offline)"
+# A caught SIGINT is not fatal: the killable sleep goes on, the op is
+# done, in one brake of the op's window. A sleep that a caught signal
+# ends and the write restarts (as the freezer's does) brakes twice: one
+# record cut short, then a whole brake, about 300 + 500 ms.
+caught_int() {
+	trace_on cpuhp_brake
+	hp_parse "$(hpop -k 300 -s INT -c op 1 offline)"
+	trace_off
+	recs=$(brake_events | awk '{ printf("%s%s/%s/%s", (NR > 1 ? " " : ""), $1, $2, $5) }')
+}
+caught_int
+if [ "$OP_RET $OP_KILLED $(cpu_state 1) $recs" = "0 0 0 1/0/0" ] &&
+   [ "$OP_US" -ge $((hi_off * 1000)) ]; then
+	# only time is off, the one way noise goes: undo it, once more
+	first_us=$OP_US
+	hp_op 1 online
+	if [ "$OP_RET" = 0 ] && [ "$(cpu_state 1)" = 1 ]; then
+		remeasure "offline cpu1 with a caught SIGINT took $(us_to_ms "$first_us") ms, over $hi_off ms"
+		caught_int
+	else
+		# judged as it was: over the window
+		echo "# undoing it failed ($OP_ERRNO, online reads $(cpu_state 1))"
+		OP_RET=0 OP_KILLED=0 OP_US=$first_us
+	fi
+fi
 check_eq "offline cpu1, SIGINT caught at 300 ms: op done, writer not killed" \
 	"$OP_RET $OP_KILLED $(cpu_state 1)" "0 0 0"
-if [ "$OP_US" -ge $((brake * 1000)) ]; then
-	ok "the caught SIGINT did not cut the brake short ($(us_to_ms "$OP_US") ms)"
+ms=$(us_to_ms "$OP_US")
+if [ "$recs" = "1/0/0" ] && [ "$OP_US" -ge $((brake * 1000)) ] &&
+   [ "$OP_US" -lt $((hi_off * 1000)) ]; then
+	ok "the caught SIGINT: one brake (cpu/online/ret $recs), the op $ms ms in [$brake, $hi_off) ms"
 else
-	not_ok "the caught SIGINT cut the brake short ($(us_to_ms "$OP_US") ms < $brake ms)"
+	not_ok "the caught SIGINT: brakes (cpu/online/ret) '$recs', want '1/0/0'; the op $ms ms, want [$brake, $hi_off) ms"
 fi
 check_op 1 online "$brake" "$hi_on"
 
