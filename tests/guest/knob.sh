@@ -60,14 +60,21 @@ check_op 2 offline 0 "$(op_hi 0 offline)"
 check_op 2 online 0 "$(op_hi 0 online)"
 
 # mid_brake FROM TO CPU: FROM in the knob, an offline of CPU, TO written
-# 300 ms into its brake; the
-# op takes FROM, the next one TO (over the upper bound, as in check_op,
-# the sequence is undone, checked, and done once more)
+# 300 ms into its brake; the write must land then, the CPU still online
+# (a knob that waited for the hotplug lock would land after the op); the
+# op takes FROM, the next one TO. Late is the one way noise goes: an op
+# over the upper bound (as in check_op), or a write that returned after
+# the op (the shell's 0.3 s sleep and hpop's start taking more than the
+# 200 ms left of a 500 ms brake), everything else right, is undone,
+# checked, and done once more, counted.
 mid_brake_once() {
 	write_knob "$1"
 	hpop op "$3" offline > /tmp/mid.out &
 	sleep 0.3
 	write_knob "$2"
+	# the shell's own read: no fork between the write and it
+	read -r st < "/sys/devices/system/cpu/cpu$3/online"
+	MID_KNOB="$OP_ERRNO $st $(cat "$KNOB")"
 	wait
 	hp_parse "$(cat /tmp/mid.out)"
 }
@@ -75,21 +82,28 @@ mid_brake_once() {
 mid_brake() {
 	hi=$(op_hi "$1" offline)
 	mid_brake_once "$@"
-	if [ "$OP_RET" = 0 ] && [ "$OP_US" -ge $((hi * 1000)) ]; then
-		first=$(us_to_ms "$OP_US")
+	late=""
+	if [ "$OP_RET" = 0 ] && [ "$MID_KNOB" = "0 0 $2" ]; then
+		late="the knob's write returned with cpu$3 offline, after $(us_to_ms "$OP_US") ms"
+	elif [ "$OP_RET" = 0 ] && [ "$MID_KNOB" = "0 1 $2" ] && [ "$OP_US" -ge $((hi * 1000)) ]; then
+		late="the op took $(us_to_ms "$OP_US") ms, over $hi ms"
+	fi
+	if [ -n "$late" ]; then
 		hp_op "$3" online
 		if [ "$OP_RET" != 0 ]; then
-			not_ok "knob $1 -> $2: $first ms, over $hi ms, and undoing it failed ($OP_ERRNO)"
+			not_ok "knob $1 -> $2: $late, and undoing it failed ($OP_ERRNO)"
 			check_op "$3" online "$2" "$(op_hi "$2" online)"
 			return
 		fi
-		remeasure "knob $1 -> $2: the op took $first ms, over $hi ms"
+		remeasure "knob $1 -> $2: $late"
 		mid_brake_once "$@"
 	fi
 	ms=$(us_to_ms "$OP_US")
-	if [ "$OP_RET" = 0 ] && [ "$OP_US" -ge $(($1 * 1000)) ] &&
+	if [ "$MID_KNOB" != "0 1 $2" ]; then
+		not_ok "knob $1 -> $2 during the brake: the write's errno, cpu$3, the knob after it: $MID_KNOB (want 0 1 $2)"
+	elif [ "$OP_RET" = 0 ] && [ "$OP_US" -ge $(($1 * 1000)) ] &&
 	   [ "$OP_US" -lt $((hi * 1000)) ]; then
-		ok "knob $1 -> $2 during the brake: that op took $ms ms, the old value"
+		ok "knob $1 -> $2 during the brake: written with cpu$3 still online, that op took $ms ms, the old value"
 	else
 		not_ok "knob $1 -> $2 during the brake: op ret $OP_RET after $ms ms, expected [$1, $hi) ms"
 	fi
@@ -101,19 +115,33 @@ mid_brake 500 1500 2
 # three writers braked while the knob swings between 0 and 2000 ms every
 # 0.5 s: all done within 15 s (the 6 s run, a last 2 s brake, the writers
 # queued behind it and the restores at 700 ms), CPUs all back
-hpload -t 3 -d 6 > /tmp/swing.out 2>&1 &
+# (hpload exits 0 whatever its ops returned: none may have failed, and
+# it must have done an offline, and an online or a restore; each brake
+# took one of the swung values)
+swung="1500 2000 0 1500 10 2000 300 0 2000 50 1000 0 700"
+trace_on cpuhp_brake
+hpload -t 3 -d 6 -j > /tmp/swing.out 2>/tmp/swing.err &
 pid=$!
 t0=$(hpop now)
-for v in 2000 0 1500 10 2000 300 0 2000 50 1000 0 700; do
+for v in ${swung#1500 }; do
 	sleep 0.5
 	echo "$v" > "$KNOB"
 done
 wait "$pid"
 rc=$?
 ms=$((($(hpop now) - t0) / 1000))
-if [ "$rc" = 0 ] && [ "$ms" -le 15000 ] && all_online; then
-	ok "knob swinging 0..2000 ms under 3 writers: hpload done in $ms ms (<= 15000), all CPUs online ($(grep '^total' /tmp/swing.out))"
+trace_off
+s_off=$(sed -n 's/.*"offline": {"ops": \([0-9]*\).*/\1/p' /tmp/swing.out)
+s_on=$(sed -n 's/.*"online": {"ops": \([0-9]*\).*/\1/p' /tmp/swing.out)
+s_back=$(sed -n 's/.*"restored_cpus": \([0-9]*\).*/\1/p' /tmp/swing.out)
+s_err=$(grep -o '"errors_by_errno": {[^}]*}' /tmp/swing.out | grep -vc '{}$')
+s_odd=$(brake_events | awk -v set=" $swung " 'index(set, " " $3 " ") == 0' | wc -l)
+figs="${s_off:-no} offline and ${s_on:-no} online ops, ${s_back:-no} restores, $s_err kinds with errors, $(brake_events | wc -l) brakes ($s_odd of a value never swung)"
+if [ "$rc" = 0 ] && [ "$ms" -le 15000 ] && all_online && [ "${s_off:-0}" -ge 1 ] &&
+   [ $((${s_on:-0} + ${s_back:-0})) -ge 1 ] && [ "$s_err" = 0 ] && [ "$s_odd" = 0 ] &&
+   [ "$(brake_events | wc -l)" -ge 1 ]; then
+	ok "knob swinging 0..2000 ms under 3 writers: hpload done in $ms ms (<= 15000), all CPUs online, $figs"
 else
-	not_ok "knob swinging: hpload exit $rc after $ms ms (6 s run, want <= 15000), online $(cat /sys/devices/system/cpu/online)"
+	not_ok "knob swinging: hpload exit $rc after $ms ms (6 s run, want <= 15000), online $(cat /sys/devices/system/cpu/online), $figs (want none failed, an offline, an online or restore, a brake or more, all of swung values); $(tail -n 2 /tmp/swing.err | tr '\n' ' ')"
 fi
 ktap_done
