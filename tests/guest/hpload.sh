@@ -12,7 +12,7 @@ if [ -n "${2:-}" ] && ! echo "$2" > "$KNOB"; then
 	echo "# cannot set $KNOB to $2"
 	exit 1
 fi
-ktap_plan 5
+ktap_plan 6
 out=/tmp/hplat.json
 
 hplat_start "$out" -j || exit 1
@@ -24,6 +24,25 @@ echo "# hpload: $(cat /tmp/hpload.json)"
 # a no-op that the kernel never passes to cpu_subsys_*()
 check_load "3 writers, $secs s: hpload's successful ops (+ restores) equal hplat's (offline online)" \
 	/tmp/hpload.json "$out"
+# hpload times each write around the kernel function that hplat times,
+# so its fastest op is never faster than hplat's fastest, nor its slowest
+# offline faster than hplat's slowest (the online ops hplat saw also hold
+# the restores, which hpload does not time). One-sided: a clock of
+# hpload's that reads high passes; the ops, not the latencies, are what
+# the other checks pin.
+set -- $(sed -n 's/.*"offline": {"ops": [0-9]*, "ops_per_s": [0-9.]*, "min_us": \([0-9]*\), "p50_us": [0-9]*, "p99_us": [0-9]*, "max_us": \([0-9]*\).*/\1 \2/p' /tmp/hpload.json) \
+	$(sed -n 's/.*"online": {"ops": [0-9]*, "ops_per_s": [0-9.]*, "min_us": \([0-9]*\),.*/\1/p' /tmp/hpload.json)
+u_figs="offline min ${1:-?} max ${2:-?}, online min ${3:-?}"
+k_off_min=$(op_figs "$out" offline | awk '{ printf "%d", $3 }')
+k_off_max=$(op_figs "$out" offline | awk '{ printf "%d", $7 }')
+k_on_min=$(op_figs "$out" online | awk '{ printf "%d", $3 }')
+k_figs="offline min ${k_off_min:-?} max ${k_off_max:-?}, online min ${k_on_min:-?}"
+if [ $# = 3 ] && [ -n "$k_off_min" ] && [ -n "$k_off_max" ] && [ -n "$k_on_min" ] &&
+   [ "$1" -ge "$k_off_min" ] && [ "$2" -ge "$k_off_max" ] && [ "$3" -ge "$k_on_min" ]; then
+	ok "hpload's latencies (us: $u_figs) not under hplat's ($k_figs)"
+else
+	not_ok "hpload's latencies (us: $u_figs), want each at least hplat's ($k_figs)"
+fi
 if [ "$rc" = 0 ] && all_online; then
 	ok "hpload exits 0 and every CPU is online after it"
 else
