@@ -26,7 +26,7 @@
 
 #include "hplat_report.h"
 
-#define PLAN 47
+#define PLAN 56
 
 static int n, failed;
 
@@ -205,6 +205,19 @@ static void test_percentiles(void)
 	ok(f.p50_us == 1003921 && f.p99_us == 1003921,
 	   "single sample: p50 %.0f p99 %.0f (1003921)", f.p50_us, f.p99_us);
 
+	/*
+	 * fine[] holding fewer samples than count (an update lost between
+	 * the two): a rank past them is the max (mutant: 0 returned there)
+	 */
+	memset(d, 0, sizeof(*d));
+	dist_add(d, 5000000);
+	d->count++;
+	d->max_ns = 7000000;
+	hplat_figures(d, &f);
+	ok(f.p50_us == 5007.5 && f.p99_us == 7000,
+	   "fine[] short of count: p50 %.1f (5 ms: its slot's middle, 5007.5) "
+	   "p99 %.1f (the max, 7000.0)", f.p50_us, f.p99_us);
+
 	/* empty */
 	memset(d, 0, sizeof(*d));
 	hplat_figures(d, &f);
@@ -333,6 +346,120 @@ static void test_text(void)
 	free(s);
 }
 
+/*
+ * Every figure of a summary as printed, text and JSON, against values
+ * worked out by hand from the fine slots (bpf/hplat.h: above 128 us each
+ * power of two in 128 slots; a percentile is its slot's middle, within
+ * min and max; its rank is ceil(p/100 * count)). Offline: 100 ops of
+ * 1..100 ms: p50 is 50 ms, in the slot [49920, 50176) us, printed as its
+ * middle 50047.5; p90 90 ms in [89600, 90112): 89855.5; p99 99 ms in
+ * [98816, 99328): 99071.5; each apart from the max. Online: 6 ops of
+ * 10..60 ms: p50 is the 3rd, 30 ms, in [29952, 30080): 30015.5; p90 the
+ * 6th (5.4 rounded up, not to the 5th): 60 ms, its slot's middle clamped
+ * to the max. Every other counter has a value of its own, so that two
+ * swapped are seen.
+ */
+static void test_figures_printed(void)
+{
+	struct hplat_snapshot *s = calloc(1, sizeof(*s));
+	struct hplat_stats *st = &s->st;
+	char *text, *json, *filtered, *none;
+	unsigned long long i;
+
+	s->interval_s = 20;
+	s->attach_mode = "fentry";
+	s->per_cpu = true;
+	for (i = 1; i <= 100; i++)
+		op_add(&st->ops[HPLAT_OFFLINE], i * 1000, 0, 0, false, 10000);
+	for (i = 1; i <= 6; i++)
+		op_add(&st->ops[HPLAT_ONLINE], i * 10000, 0, 0, false, 10000);
+	st->cpus[HPLAT_OFFLINE][1] = (struct hplat_cpu_stats){
+		.count = 100, .errors = 0, .sum_ns = 5050000000ULL,
+		.min_ns = 1000000, .max_ns = 100000000 };
+	st->cpus[HPLAT_ONLINE][3] = (struct hplat_cpu_stats){
+		.count = 6, .errors = 0, .sum_ns = 210000000ULL,
+		.min_ns = 10000000, .max_ns = 60000000 };
+	st->max_in_flight = 1;
+	st->lock_restarts = 1234;
+	st->lock_wait_ns = 6000000000ULL;
+	st->lock_waits_done = 2;
+	st->dropped_events = 3;
+	st->missed_starts = 5;
+	st->start_drops = 6;
+	st->missed_exits = 7;
+	st->filtered = 8;
+	s->lost_updates = 9;
+	s->kprobe_misses = 10;
+	s->bpf_misses = 11;
+
+	text = render(hplat_print_text, s);
+	/*
+	 * 106 ops, 5260 ms in all, in 20 s. mutants: p99 printed as the max;
+	 * the rank rounded, not rounded up (the online p90: 50.0)
+	 */
+	ok(has_line(text, "  ms: min 1.0 mean 50.5 p50 50.0 p90 89.9 p99 99.1 max 100.0") &&
+	   has_line(text, "  ms: min 10.0 mean 35.0 p50 30.0 p90 60.0 p99 60.0 max 60.0"),
+	   "text: every figure of both ops");
+	/* mutant: the per-CPU mean not divided by the count */
+	ok(has_line(text, "  cpu1: 100 ops, 0 errors, ms: min 1.00 mean 50.50 max 100.00") &&
+	   has_line(text, "  cpu3: 6 ops, 0 errors, ms: min 10.00 mean 35.00 max 60.00"),
+	   "text: the per-CPU lines");
+	/* mutant: the lock's wait divided by 1e9 */
+	ok(has_line(text, "in flight: max 1, mean 0.26") &&
+	   has_line(text, "lock: 1234 restarts, 6000.0 ms waited by 2 writers") &&
+	   has_line(text, "throughput: 5.30 ops/s over 20.0 s, ceiling 1/mean 20.15 ops/s"),
+	   "text: in flight, lock and throughput");
+	ok(has_line(text, "dropped events: 3, filtered out: 8") &&
+	   has_line(text, "exits without entry: 5 (6 entries without room)") &&
+	   has_line(text, "entries without exit: 7") &&
+	   has_line(text, "missed: 10 by kprobes, 11 by BPF, 9 updates given up (since attach)"),
+	   "text: the lost and filtered counts");
+
+	json = render(hplat_print_json, s);
+	/* mutants: JSON p99 as the max, p90 as p50 */
+	ok(strstr(json, "\"offline\": {\"count\": 100, \"errors\": 0, \"errors_by_errno\": {}, "
+		  "\"min_us\": 1000.0, \"mean_us\": 50500.0, \"p50_us\": 50047.5, "
+		  "\"p90_us\": 89855.5, \"p99_us\": 99071.5, \"max_us\": 100000.0, ") &&
+	   strstr(json, "\"online\": {\"count\": 6, \"errors\": 0, \"errors_by_errno\": {}, "
+		  "\"min_us\": 10000.0, \"mean_us\": 35000.0, \"p50_us\": 30015.5, "
+		  "\"p90_us\": 60000.0, \"p99_us\": 60000.0, \"max_us\": 60000.0, "),
+	   "JSON: every figure of both ops");
+	ok(strstr(json, "\"per_cpu\": {\"1\": {\"count\": 100, \"errors\": 0, "
+		  "\"min_us\": 1000.0, \"mean_us\": 50500.0, \"max_us\": 100000.0}}") &&
+	   strstr(json, "\"per_cpu\": {\"3\": {\"count\": 6, \"errors\": 0, "
+		  "\"min_us\": 10000.0, \"mean_us\": 35000.0, \"max_us\": 60000.0}}"),
+	   "JSON: the per-CPU figures");
+	/* mutant: max_in_flight and lock_restarts swapped */
+	ok(strstr(json, "\"interval_s\": 20.000, \"ops_per_s\": 5.300, "
+		  "\"ceiling_ops_per_s\": 20.152, \"max_in_flight\": 1, "
+		  "\"mean_in_flight\": 0.263, \"lock_restarts\": 1234, "
+		  "\"lock_wait_ms\": 6000.000, \"lock_waits\": 2, "
+		  "\"dropped_events\": 3, \"missed_starts\": 5, \"start_drops\": 6, "
+		  "\"missed_exits\": 7, \"filtered\": 8, \"lost_updates\": 9, "
+		  "\"kprobe_misses\": 10, \"bpf_misses\": 11, ") != NULL,
+	   "JSON: every top-level counter");
+	free(json);
+	free(text);
+
+	/* either count alone brings the line, none leaves it out */
+	st->filtered = 0;
+	text = render(hplat_print_text, s);
+	st->dropped_events = 0;
+	st->filtered = 8;
+	filtered = render(hplat_print_text, s);
+	st->filtered = 0;
+	none = render(hplat_print_text, s);
+	/* mutant: the line's condition left to either count alone */
+	ok(has_line(text, "dropped events: 3, filtered out: 0") &&
+	   has_line(filtered, "dropped events: 0, filtered out: 8") &&
+	   !strstr(none, "dropped events"),
+	   "text: the dropped and filtered line with either count, not without");
+	free(none);
+	free(filtered);
+	free(text);
+	free(s);
+}
+
 /* ---- (a) error slots ---- */
 
 static void test_errnos(void)
@@ -397,6 +524,7 @@ static void test_errnos(void)
 	   "text: EAGAIN:1 EHWPOISON:1 ERESTARTNOINTR:1 other:1");
 	/* mutant: hplat_json_errnos() stops one slot short */
 	json = render(hplat_print_json, s);
+	/* mutants: JSON p99 as the max, p90 as p50 */
 	ok(strstr(json, "\"errors_by_errno\": {\"EAGAIN\": 1, \"EHWPOISON\": 1, "
 		  "\"ERESTARTNOINTR\": 1, \"other\": 1}") != NULL,
 	   "JSON: the same four labels as keys");
@@ -1098,6 +1226,7 @@ int main(int argc, char **argv)
 	test_percentiles();
 	test_rates();
 	test_text();
+	test_figures_printed();
 	test_errnos();
 	test_open_buckets();
 	test_json_string();
