@@ -9,14 +9,26 @@ set -u
 bin=${1:?usage: tests/unit/hplat-json.sh PATH/TO/test_hplat_report}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$bin" json > "$tmp/json" || echo "# $bin json: exit $?"
-"$bin" strings > "$tmp/strings" || echo "# $bin strings: exit $?"
-python3 - "$tmp/json" "$tmp/strings" <<'EOF'
+# (their exit status is a check too: a sanitizer's report exits 1)
+"$bin" json > "$tmp/json" 2> "$tmp/json.err"
+rc_json=$?
+"$bin" strings > "$tmp/strings" 2> "$tmp/strings.err"
+rc_strings=$?
+python3 - "$tmp/json" "$tmp/strings" "$rc_json" "$rc_strings" "$tmp/json.err" "$tmp/strings.err" <<'EOF'
 import json, re, sys
 
 tests = []
 def t(name, cond):
     tests.append((name, bool(cond)))
+
+for what, rc, err in (("json", sys.argv[3], sys.argv[5]),
+                      ("strings", sys.argv[4], sys.argv[6])):
+    lines = [l for l in open(err, "rb").read().decode("utf-8", "replace").split("\n")
+             if l.strip() and not l.startswith("====")]
+    first = next((l for l in lines if re.search("ERROR|SUMMARY|runtime error", l)),
+                 lines[0] if lines else "")
+    t("test_hplat_report %s: exit %s%s" % (what, rc, ", " + first if first else ""),
+      rc == "0" and not first)
 
 def lines_of(path, what):
     raw = open(path, "rb").read()
