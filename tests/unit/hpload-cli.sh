@@ -9,10 +9,10 @@ hpload=${1:?usage: tests/unit/hpload-cli.sh PATH/TO/hpload}
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 
-# expect_exit WANT DESC ARGS...: exit WANT with a reason on stderr (one
-# that matches WANT_RE, if set), and no sanitizer report
+# expect_exit WANT DESC ARGS...: exit WANT with the reason WANT_RE (a
+# BRE) on stderr, and no sanitizer report
 expect_exit() {
-	local want=$1 desc=$2 rc re=${WANT_RE:-.}
+	local want=$1 desc=$2 rc re=${WANT_RE:?expect_exit: no WANT_RE}
 	shift 2
 	"$hpload" "$@" > /dev/null 2> "$tmp"
 	rc=$?
@@ -26,33 +26,33 @@ expect_exit() {
 
 echo "KTAP version 1"
 echo "1..30"
-expect_exit 64 "unknown option" -x
-expect_exit 64 "stray argument" now
-expect_exit 64 "-t missing" -t
-expect_exit 64 "-t empty" -t ""
-expect_exit 64 "-t zero" -t 0
-expect_exit 64 "-t over 256" -t 257
-expect_exit 64 "-t negative" -t -1
-expect_exit 64 "-t overflowing" -t 99999999999999999999
-expect_exit 64 "-t non-numeric" -t three
-expect_exit 64 "unknown long option" --frobnicate
-expect_exit 64 "-d missing" -d
-expect_exit 64 "-d empty" -d ""
-expect_exit 64 "-d zero" -d 0
-expect_exit 64 "-d negative" -d -5
-expect_exit 64 "-d over a day" -d 86401
-expect_exit 64 "-d overflowing" -d 99999999999999999999
-expect_exit 64 "-d non-numeric" -d 1m
-expect_exit 64 "-p missing" -p
-expect_exit 64 "-p empty" -p ""
-expect_exit 64 "-c missing" -c
-expect_exit 64 "-p unknown" -p zigzag
-expect_exit 64 "-c 1-" -c 1-
-expect_exit 64 "-c 3-1" -c 3-1
-expect_exit 64 "-c a" -c a
-expect_exit 64 "-c empty" -c ""
-expect_exit 64 "-c 99 (no such CPU)" -c 99
-expect_exit 64 "-c 1,,2" -c 1,,2
+WANT_RE='invalid option -- '\''x'\''' expect_exit 64 "unknown option" -x
+WANT_RE=': unexpected argument '\''now'\''' expect_exit 64 "stray argument" now
+WANT_RE='option requires an argument -- '\''t'\''' expect_exit 64 "-t missing" -t
+WANT_RE=': invalid thread count '\'''\'' (1\.\.256)' expect_exit 64 "-t empty" -t ""
+WANT_RE=': invalid thread count '\''0'\'' (1\.\.256)' expect_exit 64 "-t zero" -t 0
+WANT_RE=': invalid thread count '\''257'\'' (1\.\.256)' expect_exit 64 "-t over 256" -t 257
+WANT_RE=': invalid thread count '\''-1'\'' (1\.\.256)' expect_exit 64 "-t negative" -t -1
+WANT_RE=': invalid thread count '\''99999999999999999999'\'' (1\.\.256)' expect_exit 64 "-t overflowing" -t 99999999999999999999
+WANT_RE=': invalid thread count '\''three'\'' (1\.\.256)' expect_exit 64 "-t non-numeric" -t three
+WANT_RE='unrecognized option '\''--frobnicate'\''' expect_exit 64 "unknown long option" --frobnicate
+WANT_RE='option requires an argument -- '\''d'\''' expect_exit 64 "-d missing" -d
+WANT_RE=': invalid duration '\'''\'' (1\.\.86400 s)' expect_exit 64 "-d empty" -d ""
+WANT_RE=': invalid duration '\''0'\'' (1\.\.86400 s)' expect_exit 64 "-d zero" -d 0
+WANT_RE=': invalid duration '\''-5'\'' (1\.\.86400 s)' expect_exit 64 "-d negative" -d -5
+WANT_RE=': invalid duration '\''86401'\'' (1\.\.86400 s)' expect_exit 64 "-d over a day" -d 86401
+WANT_RE=': invalid duration '\''99999999999999999999'\'' (1\.\.86400 s)' expect_exit 64 "-d overflowing" -d 99999999999999999999
+WANT_RE=': invalid duration '\''1m'\'' (1\.\.86400 s)' expect_exit 64 "-d non-numeric" -d 1m
+WANT_RE='option requires an argument -- '\''p'\''' expect_exit 64 "-p missing" -p
+WANT_RE=': invalid pattern '\'''\'' (seq, random or same)' expect_exit 64 "-p empty" -p ""
+WANT_RE='option requires an argument -- '\''c'\''' expect_exit 64 "-c missing" -c
+WANT_RE=': invalid pattern '\''zigzag'\'' (seq, random or same)' expect_exit 64 "-p unknown" -p zigzag
+WANT_RE=': bad range '\''1-'\'' in CPU list '\''1-'\''' expect_exit 64 "-c 1-" -c 1-
+WANT_RE=': descending range '\''3-1'\'' in CPU list '\''3-1'\''' expect_exit 64 "-c 3-1" -c 3-1
+WANT_RE=': bad CPU '\''a'\'' in CPU list '\''a'\''' expect_exit 64 "-c a" -c a
+WANT_RE=': empty CPU list' expect_exit 64 "-c empty" -c ""
+WANT_RE=': cpu1023 is not hot-pluggable' expect_exit 64 "-c 1023 (no such CPU)" -c 1023
+WANT_RE=': bad CPU '\'''\'' in CPU list '\''1,,2'\''' expect_exit 64 "-c 1,,2" -c 1,,2
 # a reason stays on one line whatever the list holds
 "$hpload" -c "$(printf '1\n2')" > /dev/null 2> "$tmp"
 if [ "$?" = 64 ] && grep -q "^[^:]*: bad CPU '1?2' in CPU list '1?2'$" "$tmp"; then

@@ -61,29 +61,29 @@ printf 'public\n' > "$dir/public"
 chmod 644 "$dir/public"
 echo "KTAP version 1"
 echo "1..34"
-expect_exit 64 "no command"
-expect_exit 64 "unknown command" frob
-expect_exit 64 "unknown option" -z now
-expect_exit 64 "now with -k" -k 5 now
-expect_exit 64 "op without arguments" op
-expect_exit 64 "op with a bad cpu" op x offline
-expect_exit 64 "op with a negative cpu" op -1 offline
-expect_exit 64 "op with an empty cpu" op "" offline
-expect_exit 64 "op with an overflowing cpu" op 99999999999999999999 offline
-expect_exit 64 "op with a bad operation" op 1 sideways
-expect_exit 64 "op with too many arguments" op 1 offline now
-expect_exit 64 "-u without a value" -u
-expect_exit 64 "-u with a non-number" -u nobody now
-expect_exit 64 "-u negative" -u -5 now
-expect_exit 64 "-k zero" -k 0 op 1 offline
-expect_exit 64 "-k over the bound" -k 600001 op 1 offline
-expect_exit 64 "-s without -k" -s INT op 1 offline
-expect_exit 64 "-c without -k" -c op 1 offline
-expect_exit 64 "-s with an unknown signal" -k 5 -s HUP op 1 offline
-expect_exit 64 "-s with a number" -k 5 -s 9 op 1 offline
-expect_exit 64 "-c with SIGKILL" -k 5 -c op 1 offline
-expect_exit 64 "write without a string" write /dev/null
-expect_exit 64 "now with an argument" now 1
+WANT_RE='^hpop: missing command' expect_exit 64 "no command"
+WANT_RE='^hpop: unknown command' expect_exit 64 "unknown command" frob
+WANT_RE='^hpop: unknown option' expect_exit 64 "unknown option" -z now
+WANT_RE='^hpop: now takes no -u, -k or -f' expect_exit 64 "now with -k" -k 5 now
+WANT_RE='^hpop: op takes CPU and online|offline' expect_exit 64 "op without arguments" op
+WANT_RE='^hpop: invalid cpu number' expect_exit 64 "op with a bad cpu" op x offline
+WANT_RE='^hpop: invalid cpu number' expect_exit 64 "op with a negative cpu" op -1 offline
+WANT_RE='^hpop: invalid cpu number' expect_exit 64 "op with an empty cpu" op "" offline
+WANT_RE='^hpop: invalid cpu number' expect_exit 64 "op with an overflowing cpu" op 99999999999999999999 offline
+WANT_RE='^hpop: operation must be online or offline' expect_exit 64 "op with a bad operation" op 1 sideways
+WANT_RE='^hpop: op takes CPU and online|offline' expect_exit 64 "op with too many arguments" op 1 offline now
+WANT_RE='^hpop: unknown option' expect_exit 64 "-u without a value" -u
+WANT_RE='^hpop: invalid uid' expect_exit 64 "-u with a non-number" -u nobody now
+WANT_RE='^hpop: invalid uid' expect_exit 64 "-u negative" -u -5 now
+WANT_RE='^hpop: invalid kill delay (1\.\.600000 ms)' expect_exit 64 "-k zero" -k 0 op 1 offline
+WANT_RE='^hpop: invalid kill delay (1\.\.600000 ms)' expect_exit 64 "-k over the bound" -k 600001 op 1 offline
+WANT_RE='^hpop: -s and -c go with -k' expect_exit 64 "-s without -k" -s INT op 1 offline
+WANT_RE='^hpop: -s and -c go with -k' expect_exit 64 "-c without -k" -c op 1 offline
+WANT_RE='^hpop: invalid signal (KILL, INT or TERM)' expect_exit 64 "-s with an unknown signal" -k 5 -s HUP op 1 offline
+WANT_RE='^hpop: invalid signal (KILL, INT or TERM)' expect_exit 64 "-s with a number" -k 5 -s 9 op 1 offline
+WANT_RE='^hpop: SIGKILL cannot be caught' expect_exit 64 "-c with SIGKILL" -k 5 -c op 1 offline
+WANT_RE='^hpop: write takes FILE and STRING' expect_exit 64 "write without a string" write /dev/null
+WANT_RE='^hpop: now takes no arguments' expect_exit 64 "now with an argument" now 1
 expect_exit 0 "now" now
 if [ -e /etc/hpbrake-guest ]; then
 	result ok "refuses the host's sysfs # SKIP this is an hpbrake guest"
@@ -101,9 +101,9 @@ expect_line 0 "^ret=0 errno=0 latency_us=[0-9]+ value=$(printf '%.64s' "$long")\
 	"timed-read of a 100-byte line: its first 64 bytes" timed-read "$dir/long"
 expect_line 1 '^ret=-1 errno=ENOENT latency_us=0 value=$' \
 	"timed-read of a missing file" timed-read "$dir/missing"
-expect_exit 64 "timed-read with -u" -u 65534 timed-read "$dir/two-lines"
-expect_exit 64 "timed-read with -k" -k 5 timed-read "$dir/two-lines"
-expect_exit 64 "read with -k" -k 5 read "$dir/two-lines"
+WANT_RE='^hpop: timed-read takes no -u or -k' expect_exit 64 "timed-read with -u" -u 65534 timed-read "$dir/two-lines"
+WANT_RE='^hpop: timed-read takes no -u or -k' expect_exit 64 "timed-read with -k" -k 5 timed-read "$dir/two-lines"
+WANT_RE='^hpop: read takes no -k' expect_exit 64 "read with -k" -k 5 read "$dir/two-lines"
 
 # --- 32..34: read -u drops uid, gid and supplementary groups. It takes
 # root, or (as make check runs the host tests: nobody with group 4)
