@@ -330,12 +330,6 @@ struct op_figures {
 	unsigned long long errs[HPLAT_ERRNO_SLOTS];
 };
 
-/* p in 1..100: the smallest sample at or above p percent of them */
-static unsigned long long pct(const unsigned long long *us, size_t n, int p)
-{
-	return n ? us[(n * p + 99) / 100 - 1] : 0;
-}
-
 /* Merge every writer's samples of op into one sorted array; 0 or -1. */
 static int op_figures(int op, struct op_figures *f)
 {
@@ -369,8 +363,8 @@ static int op_figures(int op, struct op_figures *f)
 	qsort(all, n, sizeof(*all), cmp_ull);
 	f->ops = n;
 	f->min = all[0];
-	f->p50 = pct(all, n, 50);
-	f->p99 = pct(all, n, 99);
+	f->p50 = hpop_pct(all, n, 50);
+	f->p99 = hpop_pct(all, n, 99);
 	f->max = all[n - 1];
 	free(all);
 	return 0;

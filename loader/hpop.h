@@ -30,4 +30,15 @@ static inline int hpop_parse_long(const char *s, long min, long max, long *out)
 	return 0;
 }
 
+/*
+ * Nearest-rank percentile of n sorted samples (hpload's p50 and p99), p
+ * in 1..100: the smallest sample that at least p percent of them are at
+ * or below; 0 for no sample.
+ */
+static inline unsigned long long hpop_pct(const unsigned long long *sorted,
+					size_t n, int p)
+{
+	return n ? sorted[(n * p + 99) / 100 - 1] : 0;
+}
+
 #endif /* HPOP_H */
