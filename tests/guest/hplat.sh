@@ -370,11 +370,12 @@ done
 hplat_stop
 # The lock waits: each direction's two late writers wait for it, so
 # braked there are 4, and the last of each pair waits out the brake of
-# the one before it: at least 2 brakes in all (767-822 ms measured at
+# the one before it: at least 2 brakes in all (749-822 ms measured at
 # 100 ms), at most the 3 ops of each direction in front of the waiters
 # and a retry each (msleep(5), 8-12 ms at HZ=250; 16 ms a restart
 # measured, 779 ms over 49: 20 ms). Unbraked, an op may end before a
-# writer starts: 1 to 4 waits, and some time (120-188 ms measured).
+# writer starts: 1 to 4 waits, and some time (3 or 4 waits, 117-210 ms
+# measured).
 inflight=$(jtop "$out" max_in_flight) restarts=$(jtop "$out" lock_restarts)
 waits=$(jtop "$out" lock_waits) wait_ms=$(jtop "$out" lock_wait_ms)
 figs="max_in_flight ${inflight:-?}, lock_restarts ${restarts:-?}, lock_waits ${waits:-?}, lock_wait_ms ${wait_ms:-?}"
