@@ -307,11 +307,12 @@ int main(int argc, char **argv)
 	long uid = -1, kill_ms = -1, cpu;
 	int opt, force = 0, err, killed = 0, op = -1, sig = SIGKILL, catch = 0;
 	int sig_given = 0;
-	char path[64];
+	char path[64], why[40];
 	const char *file, *buf;
 	long long lat = 0;
 
-	while ((opt = getopt(argc, argv, "+fu:k:s:ch")) != -1) {
+	/* ':' first: hpop says what is wrong, on one line, not getopt */
+	while ((opt = getopt(argc, argv, "+:fu:k:s:ch")) != -1) {
 		switch (opt) {
 		case 'f':
 			force = 1;
@@ -341,8 +342,14 @@ int main(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
+		case ':':
+			snprintf(why, sizeof(why), "option -%c needs a value",
+				 optopt);
+			usage(why);
+			break;
 		default:
-			usage("unknown option");
+			snprintf(why, sizeof(why), "unknown option -%c", optopt);
+			usage(why);
 		}
 	}
 	argc -= optind;

@@ -63,7 +63,7 @@ echo "KTAP version 1"
 echo "1..34"
 WANT_RE='^hpop: missing command' expect_exit 64 "no command"
 WANT_RE='^hpop: unknown command' expect_exit 64 "unknown command" frob
-WANT_RE='^hpop: unknown option' expect_exit 64 "unknown option" -z now
+WANT_RE='^hpop: unknown option -z$' expect_exit 64 "unknown option" -z now
 WANT_RE='^hpop: now takes no -u, -k or -f' expect_exit 64 "now with -k" -k 5 now
 WANT_RE='^hpop: op takes CPU and online|offline' expect_exit 64 "op without arguments" op
 WANT_RE='^hpop: invalid cpu number' expect_exit 64 "op with a bad cpu" op x offline
@@ -72,7 +72,7 @@ WANT_RE='^hpop: invalid cpu number' expect_exit 64 "op with an empty cpu" op "" 
 WANT_RE='^hpop: invalid cpu number' expect_exit 64 "op with an overflowing cpu" op 99999999999999999999 offline
 WANT_RE='^hpop: operation must be online or offline' expect_exit 64 "op with a bad operation" op 1 sideways
 WANT_RE='^hpop: op takes CPU and online|offline' expect_exit 64 "op with too many arguments" op 1 offline now
-WANT_RE='^hpop: unknown option' expect_exit 64 "-u without a value" -u
+WANT_RE='^hpop: option -u needs a value$' expect_exit 64 "-u without a value" -u
 WANT_RE='^hpop: invalid uid' expect_exit 64 "-u with a non-number" -u nobody now
 WANT_RE='^hpop: invalid uid' expect_exit 64 "-u negative" -u -5 now
 WANT_RE='^hpop: invalid kill delay (1\.\.600000 ms)' expect_exit 64 "-k zero" -k 0 op 1 offline
