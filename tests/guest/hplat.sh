@@ -370,7 +370,7 @@ done
 hplat_stop
 # The lock waits: each direction's two late writers wait for it, so
 # braked there are 4, and the last of each pair waits out the brake of
-# the one before it: at least 2 brakes in all (749-822 ms measured at
+# the one before it: at least 2 brakes in all (747-822 ms measured at
 # 100 ms), at most the 3 ops of each direction in front of the waiters
 # and a retry each (msleep(5), 8-12 ms at HZ=250; 16 ms a restart
 # measured, 779 ms over 49: 20 ms). Unbraked, an op may end before a
