@@ -169,23 +169,31 @@ all_online() {
 	[ "$(cat /sys/devices/system/cpu/online)" = "$(cat /sys/devices/system/cpu/present)" ]
 }
 
+# hpload_ops HPLOAD_JSON: hpload's offline and online ops and its restores
+# into l_off, l_on and l_back (empty when missing); true when it did an
+# offline, and an online or a restore (nothing is no match for anything:
+# "0 0" = "0 0"; a run whose writers ended in their first offlines, a
+# long brake, brings its CPUs back by restores alone)
+hpload_ops() {
+	l_off=$(sed -n 's/.*"offline": {"ops": \([0-9]*\).*/\1/p' "$1")
+	l_on=$(sed -n 's/.*"online": {"ops": \([0-9]*\).*/\1/p' "$1")
+	l_back=$(sed -n 's/.*"restored_cpus": \([0-9]*\).*/\1/p' "$1")
+	[ "${l_off:-0}" -ge 1 ] && [ $((${l_on:-0} + ${l_back:-0})) -ge 1 ]
+}
+
 # check_load DESC HPLOAD_JSON HPLAT_JSON: hpload's successful ops equal
 # hplat's, per op type (offline online). hplat counts failed ops too, so
 # its count less its errors; the CPUs hpload brings back online at the
 # end are online ops hplat sees too. hpload must have done both kinds.
 check_load() {
 	desc=$1 hplat_json=$3
-	l_off=$(sed -n 's/.*"offline": {"ops": \([0-9]*\).*/\1/p' "$2")
-	l_on=$(sed -n 's/.*"online": {"ops": \([0-9]*\).*/\1/p' "$2")
-	l_back=$(sed -n 's/.*"restored_cpus": \([0-9]*\).*/\1/p' "$2")
+	hpload_ops "$2"
+	did_both=$?
 	set -- $(op_figs "$hplat_json" offline)
 	k_off=${1:-0} k_off_err=${2:-0}
 	set -- $(op_figs "$hplat_json" online)
 	k_on=${1:-0} k_on_err=${2:-0}
-	# (nothing on either side is no match: "0 0" = "0 0"; a run whose
-	# writers ended in their first offlines, a long brake, brings its
-	# CPUs back by restores alone)
-	if [ "${l_off:-0}" -lt 1 ] || [ $((${l_on:-0} + ${l_back:-0})) -lt 1 ]; then
+	if [ "$did_both" != 0 ]; then
 		not_ok "$desc: hpload did ${l_off:-no} offline and ${l_on:-no} online ops, ${l_back:-no} restores"
 		return
 	fi
