@@ -7,23 +7,10 @@ set -u
 hpop=${1:?usage: tests/unit/hpop.sh PATH/TO/hpop}
 . "$(dirname "$0")/../lib/ktap.sh"
 
-# expect_exit WANT DESC ARGS...: exit WANT (and a stderr line matching
-# WANT_RE, if set), no sanitizer report
+# expect_exit WANT DESC ARGS...: hpop exits WANT (and a stderr line
+# matching WANT_RE, if set), no sanitizer report (tests/lib/ktap.sh)
 expect_exit() {
-	local want=$1 desc=$2 rc
-	shift 2
-	"$hpop" "$@" > /dev/null 2> "$tmp"
-	rc=$?
-	if [ "$rc" = "$want" ] && ! sanitized &&
-	   { [ -z "${WANT_RE:-}" ] || grep -q -- "$WANT_RE" "$tmp"; }; then
-		result ok "$desc: exit $rc${WANT_RE:+, $(head -n 1 "$tmp")}"
-	else
-		result fail "$desc: exit $rc, expected $want${WANT_RE:+ and /$WANT_RE/}: $(head -n 1 "$tmp")"
-	fi
-}
-
-sanitized() {
-	grep -q 'runtime error\|AddressSanitizer\|LeakSanitizer' "$tmp"
+	expect_exit_of "$hpop" "$@"
 }
 
 # run ARGS...: hpop's stdout in $out, stderr in $tmp, exit status in $rc
