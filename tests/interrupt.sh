@@ -1,8 +1,9 @@
 #!/bin/bash
-# Ctrl-C or SIGTERM to the runner leaves nothing behind: tests/run with a
-# long guest case is interrupted once QEMU runs; it must exit 130 within
-# 15 s, and no process it started (its lanes, vm/run, timeout, QEMU) nor
-# its temporary folder may be left. KTAP.
+# Ctrl-C or SIGTERM to the runner leaves nothing behind, a second SIGTERM
+# during its cleanup too: tests/run with a long guest case is interrupted
+# once QEMU runs; it must exit 130 within 15 s, and no process it started
+# (its lanes, vm/run, timeout, QEMU) nor its temporary folder may be
+# left. KTAP.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/tests/lib/ktap.sh"
@@ -17,8 +18,12 @@ leftovers() {
 }
 
 echo "KTAP version 1"
-echo "1..6"
-for sig in INT TERM; do
+echo "1..9"
+# TERM2: SIGTERM twice, 0.5 s apart, as a runner under make gets it when
+# make's process group is killed (make passes SIGTERM on to its children)
+for sig in INT TERM TERM2; do
+	name=SIG$sig
+	[ "$sig" != TERM2 ] || name="SIGTERM twice"
 	before=$(ls -d "$tmpdir"/hpbrake-run.* 2>/dev/null | sort)
 	run_tmp=""
 	# a background job of a script starts with SIGINT ignored, and a
@@ -39,7 +44,11 @@ os.execv(sys.argv[1], sys.argv[1:])' "$root/tests/run" probe > /tmp/interrupt.$$
 	run_tmp=$(comm -13 <(echo "$before") <(ls -d "$tmpdir"/hpbrake-run.* 2>/dev/null | sort) | head -n 1)
 	sleep 2
 	t0=$(date +%s)
-	kill -"$sig" "$runner"
+	kill -"${sig%2}" "$runner"
+	if [ "$sig" = TERM2 ]; then
+		sleep 0.5
+		kill -TERM "$runner" 2>/dev/null
+	fi
 	wait "$runner"
 	rc=$?
 	took=$(($(date +%s) - t0))
@@ -47,20 +56,20 @@ os.execv(sys.argv[1], sys.argv[1:])' "$root/tests/run" probe > /tmp/interrupt.$$
 	left=$(leftovers)
 	after=$(ls -d "$tmpdir"/hpbrake-run.* 2>/dev/null | sort)
 	if [ "$rc" = 130 ] && [ "$took" -le 15 ]; then
-		result ok "SIG$sig: the runner exits 130 after $took s"
+		result ok "$name: the runner exits 130 after $took s"
 	else
-		result fail "SIG$sig: the runner exited $rc after $took s (QEMU was ${qemu:-not started})"
+		result fail "$name: the runner exited $rc after $took s (QEMU was ${qemu:-not started})"
 	fi
 	if [ -n "$qemu" ] && [ -z "$left" ] && ! kill -0 "$qemu" 2>/dev/null; then
-		result ok "SIG$sig: QEMU ($qemu), vm/run, timeout and the lanes are gone"
+		result ok "$name: QEMU ($qemu), vm/run, timeout and the lanes are gone"
 	else
-		result fail "SIG$sig: left behind: ${left:-none}; QEMU ${qemu:-never started}"
+		result fail "$name: left behind: ${left:-none}; QEMU ${qemu:-never started}"
 		[ -z "$left" ] || kill -KILL $left 2>/dev/null
 	fi
 	if [ "$before" = "$after" ]; then
-		result ok "SIG$sig: no temporary folder left"
+		result ok "$name: no temporary folder left"
 	else
-		result fail "SIG$sig: temporary folders left: $(comm -13 <(echo "$before") <(echo "$after") | tr '\n' ' ')"
+		result fail "$name: temporary folders left: $(comm -13 <(echo "$before") <(echo "$after") | tr '\n' ' ')"
 	fi
 	rm -f /tmp/interrupt.$$.out
 done
