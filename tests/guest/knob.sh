@@ -113,12 +113,19 @@ mid_brake 1500 100 1
 mid_brake 500 1500 2
 
 # three writers braked while the knob swings between 0 and 2000 ms every
-# 0.5 s: all done within 15 s (the 6 s run, a last 2 s brake, the writers
-# queued behind it and the restores at 700 ms), CPUs all back
+# 0.5 s, CPUs all back: hpload done within the 6 s run, a 2000 ms brake
+# in flight at its end, the two writers queued behind it and up to three
+# restores, each at the last value, 700 ms, in its window (op_hi):
+# 11863 ms on x86 6.1 and 6.12, 11953 on arm64, 12316 on debug.
+# Measured 6874-10011 ms (10011 on debug with 3 restores; 6.1 braked
+# 9103, 6.12 9092, arm64 9920) in fifteen runs of make check
 # (hpload exits 0 whatever its ops returned: none may have failed, and
 # it must have done an offline, and an online or a restore; each brake
 # took one of the swung values)
 swung="1500 2000 0 1500 10 2000 300 0 2000 50 1000 0 700"
+hi_q=$(op_hi 700 offline) hi_r=$(op_hi 700 online)
+[ "$hi_r" -le "$hi_q" ] || hi_q=$hi_r
+swing_hi=$((6000 + 2000 + 2 * hi_q + 3 * hi_r))
 trace_on cpuhp_brake
 hpload -t 3 -d 6 -j > /tmp/swing.out 2>/tmp/swing.err &
 pid=$!
@@ -138,10 +145,10 @@ brake_events > /tmp/swing.brakes
 n_brakes=$(wc -l < /tmp/swing.brakes)
 s_odd=$(awk -v set=" $swung " 'index(set, " " $3 " ") == 0' /tmp/swing.brakes | wc -l)
 figs="${l_off:-no} offline and ${l_on:-no} online ops, ${l_back:-no} restores, $s_err kinds with errors, $n_brakes brakes ($s_odd of a value never swung)"
-if [ "$rc" = 0 ] && [ "$ms" -le 15000 ] && all_online && [ "$did_both" = 0 ] &&
+if [ "$rc" = 0 ] && [ "$ms" -le "$swing_hi" ] && all_online && [ "$did_both" = 0 ] &&
    [ "$s_err" = 0 ] && [ "$s_odd" = 0 ] && [ "$n_brakes" -ge 1 ]; then
-	ok "knob swinging 0..2000 ms under 3 writers: hpload done in $ms ms (<= 15000), all CPUs online, $figs"
+	ok "knob swinging 0..2000 ms under 3 writers: hpload done in $ms ms (<= $swing_hi), all CPUs online, $figs"
 else
-	not_ok "knob swinging: hpload exit $rc after $ms ms (6 s run, want <= 15000), online $(cat /sys/devices/system/cpu/online), $figs (want none failed, an offline, an online or restore, a brake or more, all of swung values); $(tail -n 2 /tmp/swing.err | tr '\n' ' ')"
+	not_ok "knob swinging: hpload exit $rc after $ms ms (6 s run, want <= $swing_hi), online $(cat /sys/devices/system/cpu/online), $figs (want none failed, an offline, an online or restore, a brake or more, all of swung values); $(tail -n 2 /tmp/swing.err | tr '\n' ' ')"
 fi
 ktap_done
