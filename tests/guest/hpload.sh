@@ -43,10 +43,11 @@ if [ $# = 3 ] && [ -n "$k_off_min" ] && [ -n "$k_off_max" ] && [ -n "$k_on_min" 
 else
 	not_ok "hpload's latencies (us: $u_figs), want each at least hplat's ($k_figs)"
 fi
-if [ "$rc" = 0 ] && all_online; then
-	ok "hpload exits 0 and every CPU is online after it"
+nsum=$(grep -c '"event": "summary"' "$out")
+if [ "$rc" = 0 ] && all_online && [ "$HPLAT_RC" = 0 ] && [ "$nsum" = 1 ]; then
+	ok "hpload exits 0 and every CPU is online after it; hplat exits 0 with its summary"
 else
-	not_ok "hpload exited $rc; online: $(cat /sys/devices/system/cpu/cpu*/online | tr '\n' ' ')"
+	not_ok "hpload exited $rc, hplat $HPLAT_RC with $nsum summaries (want 0, 0, 1); online: $(cat /sys/devices/system/cpu/cpu*/online | tr '\n' ' ')"
 fi
 
 # After SIGINT hpload's main loop sees it within its 50 ms tick, the

@@ -184,7 +184,8 @@ hpload_ops() {
 # check_load DESC HPLOAD_JSON HPLAT_JSON: hpload's successful ops equal
 # hplat's, per op type (offline online). hplat counts failed ops too, so
 # its count less its errors; the CPUs hpload brings back online at the
-# end are online ops hplat sees too. hpload must have done both kinds.
+# end are online ops hplat sees too. hpload must have done both kinds,
+# and hplat must have printed its summary.
 check_load() {
 	desc=$1 hplat_json=$3
 	hpload_ops "$2"
@@ -195,6 +196,11 @@ check_load() {
 	k_on=${1:-0} k_on_err=${2:-0}
 	if [ "$did_both" != 0 ]; then
 		not_ok "$desc: hpload did ${l_off:-no} offline and ${l_on:-no} online ops, ${l_back:-no} restores"
+		return
+	fi
+	# no summary is no count of 0: an hplat that died is its own failure
+	if [ -z "$(op_figs "$hplat_json" offline)" ] || [ -z "$(op_figs "$hplat_json" online)" ]; then
+		not_ok "$desc: no hplat summary with both op types in $hplat_json"
 		return
 	fi
 	check_eq "$desc" "$l_off $((l_on + ${l_back:-0}))" \
