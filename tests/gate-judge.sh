@@ -57,10 +57,14 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..62"
+echo "1..65"
 expect "good braked run" 1000 "" "" ""
 expect "vanilla told to expect nothing" 0 "$van_sed" "" ""
 expect "an op under the brake" 1000 's/"min_us": 1045000.0/"min_us": 999000.0/' "" "1"
+# check 1 takes the smaller of the two minimums: online's too
+expect "an online op under the brake" 1000 's/"min_us": 1021000.0/"min_us": 999000.0/' "" "1"
+expect "an empty online min" 1000 's/"min_us": 1021000.0/"min_us": /' "" "1"
+expect "no offline op, an online one under the brake" 1000 's/"offline": {"count": 3/"offline": {"count": 0/; s/"min_us": 1021000.0/"min_us": 999000.0/' "" "1 6"
 expect "an offline p99 over brake + p99 + 20 ms" 1000 's/"p99_us": 1070000.0/"p99_us": 1081000.0/' "" "2"
 expect "an online p99 over its bound" 1000 's/"p99_us": 1040000.0/"p99_us": 1079000.0/' "" "2"
 expect "an offline brake 21 ms long" 1000 's/"brake_max_us": 1001100.0/"brake_max_us": 1021000.0/' "" "3"
