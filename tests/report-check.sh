@@ -2,10 +2,13 @@
 # Open the comparison report in headless Chromium and check that every
 # plot is there and not empty. KTAP output.
 #
-# usage: tests/report-check.sh DIR   (DIR/index.html from vm/report)
+# usage: tests/report-check.sh DIR [A_BRAKE_MS B_BRAKE_MS]
+#        (DIR/index.html from vm/report; the brakes, when given, are
+#        those the caller asked of kernels A and B)
 set -u
 . "$(dirname "$0")/lib/ktap.sh"
-dir=${1:?usage: tests/report-check.sh DIR}
+dir=${1:?usage: tests/report-check.sh DIR [A_BRAKE_MS B_BRAKE_MS]}
+want_a=${2-} want_b=${3-}
 chromium=$(command -v chromium || command -v chromium-browser) || {
 	echo "KTAP version 1"
 	echo "1..0 # SKIP chromium not installed (apt-get install chromium)"
@@ -55,10 +58,17 @@ awk '$0 ~ "<figure id=\"brake-precision\"" { on = 1 } on { print }
 segs=$(awk '/id="gnuplot_plot_1"/ { on = 1 } /id="gnuplot_plot_2"/ { on = 0 } on' "$tmp/fig" |
 	tr -d '\n' | grep -o 'L *[0-9]' | wc -l)
 # (whether a kernel braked: from the data the report was made of, never
-# from its prose, which the bug-finding section fills with brakes)
-if [ ! -s "$dir/data" ] || ! grep -q '^[ab]: env ' "$dir/data"; then
-	result fail "plot brake-precision: no $dir/data with both kernels' env lines"
-elif ! grep -q '^[ab]: env .*brake_ms=[1-9]' "$dir/data"; then
+# from its prose, which the bug-finding section fills with brakes; and
+# when the caller says what it asked for, that: a report of two vanilla
+# kernels skips this plot, and must not pass for one of a braked one)
+env_a=$(sed -n 's/^a: env .*brake_ms=\([0-9]*\).*/\1/p' "$dir/data" 2> /dev/null)
+env_b=$(sed -n 's/^b: env .*brake_ms=\([0-9]*\).*/\1/p' "$dir/data" 2> /dev/null)
+if [ ! -s "$dir/data" ] || [ "$(grep -c '^[ab]: env ' "$dir/data")" != 2 ] ||
+   [ -z "$env_a" ] || [ -z "$env_b" ]; then
+	result fail "plot brake-precision: no $dir/data with one env line for each kernel, a: and b:, each with its brake_ms"
+elif [ -n "$want_a$want_b" ] && [ "$env_a $env_b" != "$want_a $want_b" ]; then
+	result fail "plot brake-precision: the kernels braked $env_a and $env_b ms, asked for $want_a and $want_b"
+elif [ "$env_a" = 0 ] && [ "$env_b" = 0 ]; then
 	result ok "plot brake-precision # SKIP neither kernel braked"
 elif grep -q '<svg' "$tmp/fig" && [ "$segs" -ge 19 ]; then
 	result ok "plot brake-precision: the braked kernel's overshoot CDF drawn ($segs segments)"

@@ -10,4 +10,5 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/vm/lib.sh"
 out=$HPBRAKE_BUILD/report-check
 OUT=$out REPORT_SECONDS=3 B_ARGS=cpuhp_brake_ms=250 "$root/vm/report" >&2 || exit 1
-exec "$root/tests/report-check.sh" "$out"
+# the report's A is the vanilla kernel, unbraked, and its B braked at 250
+exec "$root/tests/report-check.sh" "$out" 0 250
