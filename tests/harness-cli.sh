@@ -22,7 +22,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..38"
+echo "1..44"
 expect "vm/run -t 0" 1 "wants a positive number of seconds" "$root/vm/run" -t 0 brake
 expect "vm/run -t abc" 1 "wants a positive number of seconds" "$root/vm/run" -t abc brake
 expect "vm/run -c 0" 1 "wants a positive number of CPUs" "$root/vm/run" -c 0 brake
@@ -127,4 +127,22 @@ expect "tests/run, VM_RT_LOG: fewer boots than the lane's guest cases (the log n
 	rt_check '' B1 "booted normal" 1
 expect "tests/run, VM_RT_LOG: a guest booted in a lane of host tests" 1 "1 guests booted, more than 0: no case of it boots one" \
 	rt_check 'a start\na none\n' A3 none 0 0
+# judged KIND RC TEXT: one case's output (printf %b) with exit status RC,
+# judged as tests/run judges each case (its verdict and counts to stderr)
+judged() {
+	printf '%b' "$3" > "$rtdir/out"
+	"$root/tests/run" --report case "$1" "$2" "$rtdir/out" >&2
+}
+expect "tests/run, a case's plan and results all good" 0 "^# 2 passed, 0 failed, 0 skipped" \
+	judged host 0 '1..2\nok 1 a\nok 2 b\n'
+expect "tests/run, a case that printed no plan" 1 "^    # no plan" \
+	judged host 0 'ok 1 a\n'
+expect "tests/run, a case that ended after 3 of its 8 results" 1 "^    # plan was 1..8 but 3 results came" \
+	judged host 0 '1..8\nok 1 a\nok 2 b\nok 3 c\n'
+expect "tests/run, a case that exited 1 with every line ok" 1 "^    # exited 1 without a failed test line" \
+	judged host 1 '1..2\nok 1 a\nok 2 b\n'
+expect "tests/run, a suite: a scenario failed as a whole beside one with a failed line, both counted" 1 "^# 1 passed, 2 failed" \
+	judged suite 1 '1..2\n    1..1\n    ok 1 x\nnot ok 1 s1\n    1..1\n    not ok 1 y\nnot ok 2 s2\n'
+expect "tests/run, a suite whose one scenario failed as a whole" 1 "^# 1 passed, 1 failed" \
+	judged suite 1 '1..1\n    1..1\n    ok 1 x\nnot ok 1 s1\n'
 [ "$ktap_failed" = 0 ]
