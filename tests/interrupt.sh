@@ -3,7 +3,7 @@
 # during its cleanup too: tests/run with a long guest case is interrupted
 # once QEMU runs; it must exit 130 within 15 s, and no process it started
 # (its lanes, vm/run, timeout, QEMU) nor its temporary folder may be
-# left. KTAP.
+# left. A lane killed whole fails the run. KTAP.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/tests/lib/ktap.sh"
@@ -18,7 +18,7 @@ leftovers() {
 }
 
 echo "KTAP version 1"
-echo "1..9"
+echo "1..12"
 # TERM2: SIGTERM twice, 0.5 s apart, as a runner under make gets it when
 # make's process group is killed (make passes SIGTERM on to its children)
 for sig in INT TERM TERM2; do
@@ -73,4 +73,46 @@ os.execv(sys.argv[1], sys.argv[1:])' "$root/tests/run" probe > /tmp/interrupt.$$
 	fi
 	rm -f /tmp/interrupt.$$.out
 done
+
+# A lane that dies (its whole session SIGKILLed once QEMU runs, as the
+# OOM killer or a crash would end it): the runner must not take the
+# missing counts for a pass, and still leaves nothing behind
+before=$(ls -d "$tmpdir"/hpbrake-run.* 2>/dev/null | sort)
+run_tmp=""
+"$root/tests/run" probe > /tmp/interrupt.$$.out 2>&1 &
+runner=$!
+i=0
+while { [ ! -s "$pidfile" ] || ! kill -0 "$(cat "$pidfile" 2>/dev/null)" 2>/dev/null; } &&
+      [ $i -lt 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+qemu=$(cat "$pidfile" 2>/dev/null)
+run_tmp=$(comm -13 <(echo "$before") <(ls -d "$tmpdir"/hpbrake-run.* 2>/dev/null | sort) | head -n 1)
+sleep 2
+lane=$(pgrep -f "tests/run --lane A 1 .*${run_tmp:-no folder}" | head -n 1)
+[ -z "$lane" ] || pkill -KILL -s "$lane"
+wait "$runner"
+rc=$?
+sleep 1
+left=$(leftovers)
+after=$(ls -d "$tmpdir"/hpbrake-run.* 2>/dev/null | sort)
+said=$(grep -m 1 'ended without its counts' /tmp/interrupt.$$.out)
+if [ -n "$lane" ] && [ "$rc" = 1 ] && [ -n "$said" ] && tail -n 1 /tmp/interrupt.$$.out | grep -q ', [1-9][0-9]* failed'; then
+	result ok "a lane killed: the runner exits 1, ${said#\# }, $(tail -n 1 /tmp/interrupt.$$.out)"
+else
+	result fail "a lane killed (session ${lane:-not found}): the runner exited $rc, last line: $(tail -n 1 /tmp/interrupt.$$.out)"
+fi
+if [ -n "$qemu" ] && [ -z "$left" ] && ! kill -0 "$qemu" 2>/dev/null; then
+	result ok "a lane killed: QEMU ($qemu) and the lane are gone"
+else
+	result fail "a lane killed: left behind: ${left:-none}; QEMU ${qemu:-never started}"
+	[ -z "$left" ] || kill -KILL $left 2>/dev/null
+fi
+if [ "$before" = "$after" ]; then
+	result ok "a lane killed: no temporary folder left"
+else
+	result fail "a lane killed: temporary folders left: $(comm -13 <(echo "$before") <(echo "$after") | tr '\n' ' ')"
+fi
+rm -f /tmp/interrupt.$$.out
 [ "$ktap_failed" = 0 ]
