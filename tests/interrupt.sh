@@ -17,6 +17,14 @@ leftovers() {
 	pgrep -f "6\\.1-probe|tests/run probe${run_tmp:+|$run_tmp}" | grep -vx "$$" | tr '\n' ' '
 }
 
+# running PID: the process has not ended (a zombie has: one whose parent
+# was killed with it waits for init to reap it, in init's own time)
+running() {
+	local st
+	st=$(ps -o stat= -p "$1" 2> /dev/null) || return 1
+	case "$st" in Z*) return 1 ;; esac
+}
+
 echo "KTAP version 1"
 echo "1..12"
 # TERM2: SIGTERM twice, 0.5 s apart, as a runner under make gets it when
@@ -60,10 +68,10 @@ os.execv(sys.argv[1], sys.argv[1:])' "$root/tests/run" probe > /tmp/interrupt.$$
 	else
 		result fail "$name: the runner exited $rc after $took s (QEMU was ${qemu:-not started})"
 	fi
-	if [ -n "$qemu" ] && [ -z "$left" ] && ! kill -0 "$qemu" 2>/dev/null; then
+	if [ -n "$qemu" ] && [ -z "$left" ] && ! running "$qemu"; then
 		result ok "$name: QEMU ($qemu), vm/run, timeout and the lanes are gone"
 	else
-		result fail "$name: left behind: ${left:-none}; QEMU ${qemu:-never started}"
+		result fail "$name: left behind: ${left:-none}; QEMU ${qemu:-never started}${qemu:+ $(ps -o stat= -p "$qemu" || echo gone)}"
 		[ -z "$left" ] || kill -KILL $left 2>/dev/null
 	fi
 	if [ "$before" = "$after" ]; then
@@ -103,10 +111,10 @@ if [ -n "$lane" ] && [ "$rc" = 1 ] && [ -n "$said" ] && tail -n 1 /tmp/interrupt
 else
 	result fail "a lane killed (session ${lane:-not found}): the runner exited $rc, last line: $(tail -n 1 /tmp/interrupt.$$.out)"
 fi
-if [ -n "$qemu" ] && [ -z "$left" ] && ! kill -0 "$qemu" 2>/dev/null; then
+if [ -n "$qemu" ] && [ -z "$left" ] && ! running "$qemu"; then
 	result ok "a lane killed: QEMU ($qemu) and the lane are gone"
 else
-	result fail "a lane killed: left behind: ${left:-none}; QEMU ${qemu:-never started}"
+	result fail "a lane killed: left behind: ${left:-none}; QEMU ${qemu:-never started}${qemu:+ $(ps -o stat= -p "$qemu" || echo gone)}"
 	[ -z "$left" ] || kill -KILL $left 2>/dev/null
 fi
 if [ "$before" = "$after" ]; then
