@@ -22,7 +22,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..44"
+echo "1..45"
 expect "vm/run -t 0" 1 "wants a positive number of seconds" "$root/vm/run" -t 0 brake
 expect "vm/run -t abc" 1 "wants a positive number of seconds" "$root/vm/run" -t abc brake
 expect "vm/run -c 0" 1 "wants a positive number of CPUs" "$root/vm/run" -c 0 brake
@@ -145,4 +145,18 @@ expect "tests/run, a suite: a scenario failed as a whole beside one with a faile
 	judged suite 1 '1..2\n    1..1\n    ok 1 x\nnot ok 1 s1\n    1..1\n    not ok 1 y\nnot ok 2 s2\n'
 expect "tests/run, a suite whose one scenario failed as a whole" 1 "^# 1 passed, 1 failed" \
 	judged suite 1 '1..1\n    1..1\n    ok 1 x\nnot ok 1 s1\n'
+# the runner whole, on two host cases: each case run and reported, its
+# plan of cases against what its lanes reported, its count of checks
+# against the cases' own plans
+out=$(env VM_RT=0 "$root/tests/run" selftest 2>&1)
+rc=$?
+last=$(printf '%s\n' "$out" | tail -n 1)
+planned=$(printf '%s\n' "$out" | awk '/^    1\.\.[0-9]+$/ { s += substr($1, 4) } END { print s + 0 }')
+counted=$(printf '%s\n' "$last" | awk -F', ' '/^[0-9]+ passed, 0 failed/ { s = $1 + 0; if ($3 ~ /skipped/) s += $3; print s }')
+if [ "$rc" = 0 ] && printf '%s\n' "$out" | grep -q '^# 2 cases, 0 failed, in ' &&
+   [ "$planned" -gt 0 ] && [ "$counted" = "$planned" ]; then
+	result ok "tests/run selftest: 2 cases run and reported, $last, the $planned checks they planned"
+else
+	result fail "tests/run selftest: exit $rc, $(printf '%s\n' "$out" | grep -m 1 -E '^# ([0-9]+ of [0-9]+ cases reported|lane [A-Z][0-9]+ ended without its counts)' || echo "$last, $planned checks planned")"
+fi
 [ "$ktap_failed" = 0 ]
