@@ -24,7 +24,7 @@ expect() {
 }
 
 echo "KTAP version 1"
-echo "1..45"
+echo "1..47"
 expect "vm/run -t 0" 1 "wants a positive number of seconds" "$root/vm/run" -t 0 brake
 expect "vm/run -t abc" 1 "wants a positive number of seconds" "$root/vm/run" -t abc brake
 expect "vm/run -c 0" 1 "wants a positive number of CPUs" "$root/vm/run" -c 0 brake
@@ -147,6 +147,47 @@ expect "tests/run, a suite: a scenario failed as a whole beside one with a faile
 	judged suite 1 '1..2\n    1..1\n    ok 1 x\nnot ok 1 s1\n    1..1\n    not ok 1 y\nnot ok 2 s2\n'
 expect "tests/run, a suite whose one scenario failed as a whole" 1 "^# 1 passed, 1 failed" \
 	judged suite 1 '1..1\n    1..1\n    ok 1 x\nnot ok 1 s1\n'
+# the console scan's pattern (tests/guest/lib/splat.ere; vm/run, vm/gate,
+# the soak scenario) against reports of both architectures: a report
+# that is only a stack dump (an RCU stall, UBSAN, dump_stack()) shows
+# as its call trace line, "Call Trace:" on x86, "Call trace:" on arm64
+splat=$(cat "$root/tests/guest/lib/splat.ere")
+miss=""
+while IFS= read -r line; do
+	printf '%s\n' "$line" | grep -qE -- "$splat" || miss="$miss [$line]"
+done <<'EOF'
+[   12.345678] WARNING: CPU: 1 PID: 312 at drivers/base/cpu.c:61 cpu_subsys_offline+0x2c/0x60
+[   12.345678] BUG: kernel NULL pointer dereference, address: 0000000000000008
+[   12.345678] Internal error: Oops: 0000000096000005 [#1] PREEMPT SMP
+[   12.345678] general protection fault, probably for non-canonical address 0xdead000000000100: 0000 [#1] PREEMPT SMP NOPTI
+[  245.001234] INFO: task hpop:312 blocked for more than 120 seconds.
+[   12.345678] WARNING: possible circular locking dependency detected
+[   12.345678] WARNING: inconsistent lock state
+[   12.345678] WARNING: possible recursive locking detected
+[   12.345678] DEBUG_LOCKS_WARN_ON(1)
+[   12.345678] Call Trace:
+[   12.345678] Call trace:
+EOF
+if [ -z "$miss" ]; then
+	result ok "splat.ere: each kind of report matched, x86's and arm64's call traces too"
+else
+	result fail "splat.ere: reports it does not match:$miss"
+fi
+hit=""
+while IFS= read -r line; do
+	printf '%s\n' "$line" | grep -qE -- "$splat" && hit="$hit [$line]"
+done <<'EOF'
+[    0.000000] Linux version 6.1.158 (root@host) (gcc (Debian 12.2.0-14) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) #1 SMP PREEMPT_DYNAMIC
+[    0.000000] Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar
+[    0.000000] ... MAX_LOCKDEP_SUBCLASSES:  8
+[    1.234567] hpbrake init: hrtimers high-resolution on 4 of 4 CPUs
+[    1.234567] smpboot: CPU 1 is now offline
+EOF
+if [ -z "$hit" ]; then
+	result ok "splat.ere: a clean boot's lines, lockdep's banner among them, not matched"
+else
+	result fail "splat.ere: matched clean lines:$hit"
+fi
 # the runner whole, on two host cases of two passing checks each
 # (tests/lib/selftest-case.sh): each case run once and reported under
 # its own number, its plan of cases against what its lanes reported
