@@ -67,7 +67,7 @@ run_case() {
 }
 
 echo "KTAP version 1"
-echo "1..22"
+echo "1..36"
 # PID 1 exits: "Attempted to kill init!", and panic=-1 reboots at once
 initramfs panic 'exit 3'
 run_case panic 60 1 'guest kernel panicked'
@@ -91,6 +91,11 @@ MAX_S=15 VM_POWEROFF_S=4 run_case linger 60 0 'reported but did not leave'
 # /dev/kmsg here: the console scan must catch it whatever its source)
 initramfs splat 'echo "WARNING: CPU: 0 PID: 1 at harness.sh:1 fake+0x0/0x0" > /dev/kmsg; echo "hpbrake-exit: 0" > /dev/ttyS1; /bin/busybox reboot -f'
 run_case splat 60 1 'guest kernel reported a problem'
+# the same guest booted quiet: neither the kernel's banner nor its
+# WARNING (written at the default level) reach the console, so the
+# console scan saw nothing, and the missing banner must say so
+cp "$tmp/splat.cpio.gz" "$tmp/quiet.cpio.gz"
+BOOT_ARGS=quiet run_case quiet 60 1 'no kernel banner on the console'
 # the real /init on a kernel whose hrtimers stay on the tick (booted with
 # noapictimer, as when the local APIC timer fails its check under TCG):
 # it runs nothing and exits 75, vm/run boots it once more, counted, and
@@ -107,5 +112,79 @@ if grep -q 'booted again' "$tmp/tickwarn.out"; then
 	result fail "tickwarn: booted again: $(grep 'booted again' "$tmp/tickwarn.out")"
 else
 	result ok "tickwarn: not booted again"
+fi
+# tests/guest/suite.sh's own verdicts, one scenario for each way a
+# scenario fails whatever its lines say, then ones that pass: each
+# fails alone, the CPU left offline is brought back for the next, and
+# the hanging one (with a child of its own that keeps the output pipe
+# open) is killed whole on its 2 s limit, not the guest on its 60 s.
+# What a scenario leaves running is killed when it ends (leave's late
+# line never comes), and so is its watchdog (quick's 3 s one would kill
+# slow, 4 s long, started after it)
+d=$tmp/suite-x
+mkdir -p "$d/scenarios/suites"
+cat > "$d/scenarios/suites/selftest" <<'EOF'
+hang    2  selftest hang
+noplan  30 selftest noplan
+short   30 selftest short
+exit    30 selftest exit
+again   30 selftest again
+offline 30 selftest offline
+leave   30 selftest leave
+quick   3  selftest pass
+slow    30 selftest slow
+pass    30 selftest pass
+EOF
+cat > "$d/scenarios/selftest.sh" <<'EOF'
+# tests/harness.sh: one way for a scenario to fail, or none ($1)
+case "$1" in
+hang) echo "1..1"; sleep 300 & sleep 300 ;;
+noplan) echo "ok 1 a" ;;
+short) echo "1..3"; echo "ok 1 a" ;;
+exit) echo "1..1"; echo "ok 1 a"; exit 3 ;;
+again) echo "1..1"; echo "# re-measured: one"; echo "# re-measured: two"; echo "ok 1 a" ;;
+offline) echo "1..1"; echo 0 > /sys/devices/system/cpu/cpu1/online; echo "ok 1 a" ;;
+leave) echo "1..1"; echo "ok 1 a"; (sleep 5; echo "ok 2 late") & ;;
+slow) echo "1..1"; sleep 4; echo "ok 1 slow" ;;
+pass) echo "1..1"; [ "$(cat /sys/devices/system/cpu/cpu1/online)" = 1 ] && echo "ok 1 cpu1 online" || echo "not ok 1 cpu1 offline" ;;
+esac
+EOF
+pack_dir "$d" > "$tmp/suite-x.cpio.gz"
+t0=$(date +%s)
+KVER=$kver VARIANT=$variant "$HPBRAKE_ROOT/vm/run" -t 60 -n harness-suite \
+	-x "$tmp/suite-x.cpio.gz" suite selftest > "$tmp/suite.out" 2>&1
+rc=$?
+took=$(($(date +%s) - t0))
+took=$((took - $(awk -F', ' '/s waiting for another boot before/ {
+	for (i = 1; i <= NF; i++) if ($i ~ / s waiting for another boot/) w += $i
+} END { printf "%d", w }' "$tmp/suite.out")))
+sed -e 's/re-measured:/re-measured (a harness guest):/' -e 's/^/# /' "$tmp/suite.out"
+while IFS= read -r want; do
+	if tr -d '\r' < "$tmp/suite.out" | grep -qxF -- "$want"; then
+		result ok "suite.sh: '$want'"
+	else
+		num=$(printf '%s\n' "$want" | sed -E 's/^(not )?ok ([0-9]+) .*/\2/')
+		result fail "suite.sh: no '$want' line; got: $(tr -d '\r' < "$tmp/suite.out" | grep -E "^(not )?ok $num " | head -n 1)"
+	fi
+done <<'EOF'
+not ok 1 hang: killed after its 2 s
+not ok 2 noplan: no plan
+not ok 3 short: plan 1..3 but 1 results
+not ok 4 exit: exited 3 without a failed test line
+not ok 5 again: 2 ops measured again (one is allowed)
+not ok 6 offline: left offline: cpu1/online
+ok 7 leave
+ok 8 quick
+ok 9 slow
+ok 10 pass
+EOF
+# the boot and ten scenarios, two of them 2 and 4 s: 7 s alone under
+# TCG with the first seven; a guest that waited for the hanging
+# scenario's child times out at 60, a boot that was tick-bound boots
+# twice
+if [ "$rc" = 1 ] && [ "$took" -le 45 ] && ! pgrep -f harness-suite.pid > /dev/null; then
+	result ok "suite.sh: vm/run exits 1, over in $took s (at most 45), no QEMU left"
+else
+	result fail "suite.sh: vm/run exited $rc (want 1), took $took s (at most 45), QEMU left: $(pgrep -f harness-suite.pid || echo none)"
 fi
 [ "$ktap_failed" = 0 ]
