@@ -91,9 +91,7 @@ while read -r name secs scenario args; do
 	bad=$(grep -cE '^not ok [0-9]+' "$out")
 	again=$(grep -c '^# re-measured:' "$out")
 	why=""
-	if [ -z "$rc" ]; then
-		why="no exit status"
-	elif [ "$rc" = 137 ] || [ "$rc" = 143 ]; then
+	if [ "$rc" = 137 ] || [ "$rc" = 143 ]; then
 		why="killed after its $secs s"
 	elif [ -z "$plan" ]; then
 		why="no plan"
