@@ -31,24 +31,33 @@ initramfs() {
 	pack_dir "$d" > "$tmp/$1.cpio.gz"
 }
 
-# case NAME TIMEOUT WANT_RC REASON [SEEN]: boot it; exit status, reason,
-# console lines (SEEN among them, if given), time taken (at most MAX_S,
-# default TIMEOUT + 25 s) and leftover QEMU all checked
-run_case() {
-	local name=$1 t=$2 want=$3 reason=$4 seen=${5:-} rc t0 took left
-	local max=${MAX_S:-$((t + 25))}
+# guest_run NAME VM_RUN_ARGS...: vm/run as guest harness-NAME of this
+# kernel, its output in $tmp/NAME.out and shown as comments; sets rc and
+# took (its seconds, less what its boots waited for other guests'
+# boots: vm/run, VM_RT=boot)
+guest_run() {
+	local name=$1 t0
+	shift
 	t0=$(date +%s)
-	KVER=$kver VARIANT=$variant "$HPBRAKE_ROOT/vm/run" -t "$t" \
-		-n "harness-$name" -i "$tmp/$name.cpio.gz" \
-		${BOOT_ARGS:+-a "$BOOT_ARGS"} harness > "$tmp/$name.out" 2>&1
+	KVER=$kver VARIANT=$variant "$HPBRAKE_ROOT/vm/run" -n "harness-$name" "$@" \
+		> "$tmp/$name.out" 2>&1
 	rc=$?
 	took=$(($(date +%s) - t0))
-	# less the time its boots waited for other guests' (vm/run, VM_RT=boot)
 	took=$((took - $(awk -F', ' '/s waiting for another boot before/ {
 		for (i = 1; i <= NF; i++) if ($i ~ / s waiting for another boot/) w += $i
 	} END { printf "%d", w }' "$tmp/$name.out")))
 	# a broken guest's re-boot is not a re-measure of this suite
 	sed -e 's/re-measured:/re-measured (a harness guest):/' -e 's/^/# /' "$tmp/$name.out"
+}
+
+# case NAME TIMEOUT WANT_RC REASON [SEEN]: boot it; exit status, reason,
+# console lines (SEEN among them, if given), time taken (at most MAX_S,
+# default TIMEOUT + 25 s) and leftover QEMU all checked
+run_case() {
+	local name=$1 t=$2 want=$3 reason=$4 seen=${5:-} rc took left
+	local max=${MAX_S:-$((t + 25))}
+	guest_run "$name" -t "$t" -i "$tmp/$name.cpio.gz" \
+		${BOOT_ARGS:+-a "$BOOT_ARGS"} harness
 	left=$(pgrep -f "harness-$name.pid" || true)
 	if [ "$rc" = "$want" ]; then
 		result ok "$name: vm/run exits $rc"
@@ -153,15 +162,7 @@ pass) echo "1..1"; [ "$(cat /sys/devices/system/cpu/cpu1/online)" = 1 ] && echo 
 esac
 EOF
 pack_dir "$d" > "$tmp/suite-x.cpio.gz"
-t0=$(date +%s)
-KVER=$kver VARIANT=$variant "$HPBRAKE_ROOT/vm/run" -t 60 -n harness-suite \
-	-x "$tmp/suite-x.cpio.gz" suite selftest > "$tmp/suite.out" 2>&1
-rc=$?
-took=$(($(date +%s) - t0))
-took=$((took - $(awk -F', ' '/s waiting for another boot before/ {
-	for (i = 1; i <= NF; i++) if ($i ~ / s waiting for another boot/) w += $i
-} END { printf "%d", w }' "$tmp/suite.out")))
-sed -e 's/re-measured:/re-measured (a harness guest):/' -e 's/^/# /' "$tmp/suite.out"
+guest_run suite -t 60 -x "$tmp/suite-x.cpio.gz" suite selftest
 while IFS= read -r want; do
 	if tr -d '\r' < "$tmp/suite.out" | grep -qxF -- "$want"; then
 		result ok "suite.sh: '$want'"
